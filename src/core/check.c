@@ -1,0 +1,151 @@
+#include "check.h"
+
+static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
+#define HS_KIND(id, name, sev) [HS_KIND_##id] = {name, sev},
+#include "kinds.inc"
+#undef HS_KIND
+};
+
+const char *hs_kind_name(hs_kind k) { return (unsigned)k < HS_KIND_COUNT ? kinds[k].name : "?"; }
+hs_severity hs_kind_severity(hs_kind k) { return (unsigned)k < HS_KIND_COUNT ? kinds[k].severity : HS_SEV_ERROR; }
+
+const char *hs_severity_name(hs_severity s)
+{
+    return s == HS_SEV_ERROR ? "error" : s == HS_SEV_WARNING ? "warning" : "info";
+}
+
+const char *hs_dir_name(int dir)
+{
+    static const char *const names[] = {"H2H", "H2D", "D2H", "D2D", "default"};
+    return (unsigned)dir <= HS_DIR_DEFAULT ? names[dir] : "invalid";
+}
+
+enum { ROLE_DEVICE = 1, ROLE_HOST = 2 };
+
+bool hs_side_is_device(const hs_side *s)
+{
+    if (s->where == HS_WHERE_NONE)
+        return s->runtime_known;
+    return hs_mem_kind_is_device(s->alloc.kind);
+}
+
+int hs_effective_direction(int stated, const hs_side *dst, const hs_side *src)
+{
+    if (stated != HS_DIR_DEFAULT)
+        return stated;
+    bool d = hs_side_is_device(dst), s = hs_side_is_device(src);
+    return d && s ? HS_DIR_D2D : s ? HS_DIR_D2H : d ? HS_DIR_H2D : HS_DIR_H2H;
+}
+
+int hs_role_of(int dir, hs_side_id side)
+{
+    switch (dir) {
+    case HS_DIR_H2H: return ROLE_HOST;
+    case HS_DIR_D2D: return ROLE_DEVICE;
+    case HS_DIR_H2D: return side == HS_SIDE_DST ? ROLE_DEVICE : ROLE_HOST;
+    case HS_DIR_D2H: return side == HS_SIDE_SRC ? ROLE_DEVICE : ROLE_HOST;
+    default: return 0;
+    }
+}
+
+typedef struct sink {
+    hs_finding *out;
+    int max, n;
+} sink;
+
+static void add(sink *k, hs_kind kind, hs_severity sev, hs_side_id side, uint64_t overrun, int role)
+{
+    if (k->n < k->max)
+        k->out[k->n++] = (hs_finding){kind, sev, side, overrun, role};
+}
+
+/* Bytes the range [ptr, ptr+extent) runs past the end of its allocation (0 if none). */
+static uint64_t overrun_of(const hs_side *s)
+{
+    uint64_t offset = s->ptr - s->alloc.base;
+    uint64_t end = offset + s->extent;
+    return end > s->alloc.size ? end - s->alloc.size : 0;
+}
+
+static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
+{
+    uint64_t over = overrun_of(s);
+    if (over)
+        add(k, hs_mem_kind_is_device(s->alloc.kind) ? HS_KIND_OUT_OF_BOUNDS : HS_KIND_HOST_OUT_OF_BOUNDS,
+            HS_SEV_ERROR, id, over, 0);
+}
+
+static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
+{
+    switch (s->where) {
+    case HS_WHERE_FREED:
+        add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
+        return;
+    case HS_WHERE_LIVE:
+        if (!hs_mem_kind_is_device(s->alloc.kind))
+            /* Pinned or registered host memory is reachable from the GPU, so the copy works,
+             * but the stated kind is wrong and breaks on runtimes that honour it. */
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_WARNING, id, 0, ROLE_DEVICE);
+        check_bounds(k, s, id);
+        return;
+    case HS_WHERE_NONE:
+        if (s->runtime_known)
+            check_bounds(k, s, id);
+        else
+            add(k, HS_KIND_UNKNOWN_POINTER, HS_SEV_ERROR, id, 0, ROLE_DEVICE);
+        return;
+    }
+}
+
+static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
+{
+    switch (s->where) {
+    case HS_WHERE_FREED:
+        add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
+        return;
+    case HS_WHERE_LIVE:
+        if (s->alloc.kind == HS_MEM_DEVICE || s->alloc.kind == HS_MEM_EXTERNAL_DEVICE)
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
+        check_bounds(k, s, id);
+        return;
+    case HS_WHERE_NONE:
+        if (s->runtime_known)
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
+        else if (s->host_checked && s->host.status != HS_HOST_OK)
+            add(k, HS_KIND_HOST_OUT_OF_BOUNDS, HS_SEV_ERROR, id, 0, 0);
+        return;
+    }
+}
+
+int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    sink k = {out, max, 0};
+    if (f->stream_state != HS_STREAM_OK)
+        add(&k, HS_KIND_INVALID_STREAM, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0);
+    if (call->bytes == 0)
+        return k.n; /* the runtime returns at once for zero bytes: nothing is touched */
+
+    if (call->op == HS_OP_MEMSET) {
+        if (!f->dst.ptr)
+            add(&k, HS_KIND_NULL_POINTER, HS_SEV_ERROR, HS_SIDE_DST, 0, 0);
+        else if (f->dst.where == HS_WHERE_LIVE && hs_mem_kind_is_host(f->dst.alloc.kind))
+            check_bounds(&k, &f->dst, HS_SIDE_DST); /* memset of pinned memory is allowed */
+        else
+            check_device_side(&k, &f->dst, HS_SIDE_DST);
+        return k.n;
+    }
+
+    const struct { const hs_side *side; hs_side_id id; } sides[2] = {{&f->src, HS_SIDE_SRC}, {&f->dst, HS_SIDE_DST}};
+    for (int i = 0; i < 2; i++) {
+        const hs_side *s = sides[i].side;
+        if (!s->ptr) {
+            add(&k, HS_KIND_NULL_POINTER, HS_SEV_ERROR, sides[i].id, 0, 0);
+            continue;
+        }
+        if (hs_role_of(f->dir, sides[i].id) == ROLE_DEVICE)
+            check_device_side(&k, s, sides[i].id);
+        else
+            check_host_side(&k, s, sides[i].id);
+    }
+    return k.n;
+}

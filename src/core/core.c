@@ -1,0 +1,251 @@
+#define _GNU_SOURCE
+#include "core.h"
+#include "frontend.h"
+#include "hostmem.h"
+#include "report.h"
+#include "shadow.h"
+#include "stacks.h"
+#include "streams.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern bool hs_ready;       /* init.c: set once everything is initialised */
+extern atomic_bool hs_disabled;
+extern atomic_bool hs_used; /* a wrapped call happened: the exit summary is worth printing */
+
+/* Set while this thread is inside a wrapper: the runtime's own calls back into wrapped entry
+ * points are forwarded without being checked twice. */
+static HS_TLS int in_wrapper;
+
+bool hs_enter(void)
+{
+    if (in_wrapper)
+        return false;
+    hs_ensure_init();
+    if (HS_UNLIKELY(!hs_ready || atomic_load_explicit(&hs_disabled, memory_order_relaxed)))
+        return false;
+    in_wrapper = 1;
+    if (HS_UNLIKELY(!atomic_load_explicit(&hs_used, memory_order_relaxed)))
+        atomic_store(&hs_used, true);
+    return true;
+}
+
+void hs_leave(void) { in_wrapper = 0; }
+
+static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
+{
+    s->ptr = ptr;
+    s->extent = extent;
+    if (ptr)
+        s->where = hs_shadow_lookup(ptr, &s->alloc);
+}
+
+/* Cold-ish: only for pointers the shadow map does not know. */
+static void ask_runtime(hs_side *s)
+{
+    if (!s->ptr || s->where != HS_WHERE_NONE || !hs_opts()->query_runtime || !hs_frontend_active.query_pointer)
+        return;
+    hs_span span = {0};
+    if (hs_frontend_active.query_pointer(s->ptr, &span)) {
+        span.kind = HS_MEM_EXTERNAL_DEVICE;
+        span.api = 0xffff;
+        s->alloc = span;
+        s->runtime_known = true;
+    }
+}
+
+static void probe_host(hs_side *s, bool write)
+{
+    if (!s->ptr || s->where != HS_WHERE_NONE || s->runtime_known || !hs_opts()->check_host)
+        return;
+    s->host_checked = true;
+    hs_host_check(s->ptr, s->extent, write, &s->host);
+}
+
+static void gather_memory_facts(const hs_call *c, hs_facts *f)
+{
+    describe_side(&f->dst, c->dst, c->dst_extent ? c->dst_extent : c->bytes);
+    if (c->op == HS_OP_COPY)
+        describe_side(&f->src, c->src, c->src_extent ? c->src_extent : c->bytes);
+    f->stream_state = c->has_stream ? hs_stream_state_of(c->stream, &f->stream_info) : HS_STREAM_OK;
+    if (c->bytes == 0)
+        return;
+    if (c->op == HS_OP_MEMSET) {
+        ask_runtime(&f->dst);
+        return;
+    }
+    /* hipMemcpyDefault needs to know every side before it can pick a direction. */
+    if (c->dir == HS_DIR_DEFAULT) {
+        ask_runtime(&f->dst);
+        ask_runtime(&f->src);
+    }
+    f->dir = hs_effective_direction(c->dir, &f->dst, &f->src);
+    if (hs_role_of(f->dir, HS_SIDE_SRC) == 1)
+        ask_runtime(&f->src);
+    else
+        probe_host(&f->src, false);
+    if (hs_role_of(f->dir, HS_SIDE_DST) == 1)
+        ask_runtime(&f->dst);
+    else
+        probe_host(&f->dst, true);
+}
+
+static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
+{
+    if (!st->stack)
+        st->stack = hs_stack_capture();
+    return hs_policy_suppressed(kind, hs_frontend_active.api_names[c->api], st->stack);
+}
+
+static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action,
+                   bool has_result, int result)
+{
+    hs_policy_count(fi);
+    hs_event e = {
+        .call = c, .facts = &st->facts, .finding = fi, .action = action, .has_result = has_result,
+        .result = result, .earlier = st->findings, .n_earlier = fi->kind == HS_KIND_RUNTIME_ERROR ? st->n_findings : 0,
+        .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+    };
+    hs_report_finding(&e);
+}
+
+static void finish_findings(const hs_call *c, hs_call_state *st)
+{
+    /* Suppressed findings neither count nor decide: drop them first. */
+    int kept = 0;
+    for (int i = 0; i < st->n_findings; i++)
+        if (!suppressed(c, st, st->findings[i].kind))
+            st->findings[kept++] = st->findings[i];
+    st->n_findings = kept;
+    st->decision = hs_policy_decide(st->findings, kept);
+    hs_action action = st->decision == HS_FORWARD ? HS_ACTION_FORWARDED
+                     : st->decision == HS_BLOCK   ? HS_ACTION_BLOCKED
+                                                  : HS_ACTION_ABORTED;
+    for (int i = 0; i < kept; i++)
+        report(c, st, &st->findings[i], action, false, 0);
+    if (st->decision == HS_ABORT) {
+        hs_report_flush();
+        abort();
+    }
+}
+
+static void add_finding(hs_call_state *st, hs_kind kind, hs_side_id side)
+{
+    if (st->n_findings < HS_MAX_FINDINGS_PER_CALL)
+        st->findings[st->n_findings++] = (hs_finding){kind, hs_kind_severity(kind), side, 0, 0};
+}
+
+static void before_free(const hs_call *c, hs_call_state *st)
+{
+    if (!c->free_ptr)
+        return; /* freeing NULL is a no-op in both runtimes */
+    uint32_t stack = hs_stack_capture();
+    hs_span span;
+    hs_release_result r = hs_shadow_release(c->free_ptr, stack, hs_thread_id(), hs_now_ns(), &span);
+    st->facts.dst.ptr = c->free_ptr;
+    if (r == HS_RELEASED) {
+        st->freed = span;
+        st->released = true;
+        return;
+    }
+    st->stack = stack;
+    st->facts.dst.alloc = span;
+    st->facts.dst.where = r == HS_RELEASE_TWICE ? HS_WHERE_FREED : r == HS_RELEASE_INTERIOR ? HS_WHERE_LIVE : HS_WHERE_NONE;
+    if (r == HS_RELEASE_UNKNOWN) {
+        /* Memory from an unwrapped path (or from before hipshadow was loaded) is not an error. */
+        ask_runtime(&st->facts.dst);
+        if (st->facts.dst.runtime_known)
+            return;
+    }
+    add_finding(st, HS_KIND_INVALID_FREE, HS_SIDE_DST);
+}
+
+hs_decision hs_before(const hs_call *c, hs_call_state *st)
+{
+    memset(st, 0, sizeof *st);
+    switch (c->op) {
+    case HS_OP_COPY:
+    case HS_OP_MEMSET:
+        gather_memory_facts(c, &st->facts);
+        st->n_findings = hs_check_memory_op(c, &st->facts, st->findings, HS_MAX_FINDINGS_PER_CALL);
+        break;
+    case HS_OP_FREE:
+        before_free(c, st);
+        break;
+    case HS_OP_STREAM_DESTROY: {
+        uint32_t stack = hs_stack_capture();
+        st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_now_ns(), &st->facts.stream_info);
+        if (st->facts.stream_state != HS_STREAM_OK) {
+            st->stack = stack;
+            add_finding(st, HS_KIND_INVALID_STREAM, HS_SIDE_NONE);
+        }
+        break;
+    }
+    case HS_OP_SYNC:
+    case HS_OP_ALLOC:
+        if (c->has_stream) {
+            st->facts.stream_state = hs_stream_state_of(c->stream, &st->facts.stream_info);
+            if (st->facts.stream_state != HS_STREAM_OK)
+                add_finding(st, HS_KIND_INVALID_STREAM, HS_SIDE_NONE);
+        }
+        break;
+    default:
+        break;
+    }
+    if (HS_UNLIKELY(st->n_findings))
+        finish_findings(c, st);
+    /* A blocked free must not leave the allocation in quarantine. */
+    if (st->decision != HS_FORWARD && st->released)
+        hs_shadow_restore(&st->freed);
+    return st->decision;
+}
+
+static void after_alloc(const hs_call *c)
+{
+    uintptr_t base = c->register_ptr ? c->register_ptr : (c->out_ptr ? (uintptr_t)*c->out_ptr : 0);
+    if (!base)
+        return;
+    size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
+    hs_span s = {
+        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = 0,
+        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+    };
+    if (hs_shadow_add(&s) != 0)
+        hs_disable("out of memory for the shadow map");
+}
+
+void hs_after(const hs_call *c, hs_call_state *st, int result)
+{
+    if (st->decision != HS_FORWARD)
+        return;
+    bool failed = hs_frontend_active.is_failure(result);
+    if (!failed) {
+        if (c->op == HS_OP_ALLOC)
+            after_alloc(c);
+        else if (c->op == HS_OP_STREAM_CREATE && c->out_stream)
+            hs_stream_created(*(uintptr_t *)c->out_stream, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+        return;
+    }
+    if (st->released)
+        hs_shadow_restore(&st->freed); /* the runtime refused the free: the memory is still live */
+    if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) {
+        /* Learn what the fast path skipped, so the record carries every fact. */
+        ask_runtime(&st->facts.dst);
+        ask_runtime(&st->facts.src);
+    }
+    hs_finding fi = {HS_KIND_RUNTIME_ERROR, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
+    for (int i = 0; i < st->n_findings; i++)
+        if (st->findings[i].side) { /* point at the side the checks blamed */
+            fi.side = st->findings[i].side;
+            break;
+        }
+    if (suppressed(c, st, fi.kind))
+        return;
+    report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
+    if (hs_opts()->mode == HS_MODE_ABORT) {
+        hs_report_flush();
+        abort();
+    }
+}

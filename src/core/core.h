@@ -1,0 +1,32 @@
+/* The one path every wrapper takes: enter (guard), before (describe, check, decide),
+ * forward (the front-end calls the real function), after (record, runtime-error), leave. */
+#ifndef HS_CORE_H
+#define HS_CORE_H
+
+#include "call.h"
+#include "check.h"
+#include "policy.h"
+
+typedef struct hs_call_state {
+    hs_facts facts;
+    hs_finding findings[HS_MAX_FINDINGS_PER_CALL];
+    int n_findings;
+    uint32_t stack;           /* captured only when something is reported */
+    hs_span freed;            /* HS_OP_FREE: what was released before forwarding */
+    bool released;
+    hs_decision decision;
+} hs_call_state;
+
+/* False when the wrapper must forward untouched: re-entered from the runtime, tool disabled. */
+bool hs_enter(void);
+void hs_leave(void);
+hs_decision hs_before(const hs_call *call, hs_call_state *st);
+void hs_after(const hs_call *call, hs_call_state *st, int result);
+
+/* The tool's own failure: one warning, then every wrapper forwards untouched. */
+void hs_disable(const char *why);
+/* Runs once, from the constructor or the first wrapped call, whichever comes first. */
+void hs_ensure_init(void);
+const hs_options *hs_opts(void);
+
+#endif

@@ -1,0 +1,23 @@
+/* What the core needs from a front-end (HIP or CUDA).  Each preload library links the core
+ * with exactly one front-end, which defines hs_frontend_active. */
+#ifndef HS_FRONTEND_H
+#define HS_FRONTEND_H
+
+#include "span_index.h"
+
+typedef struct hs_frontend {
+    const char *runtime;                 /* "HIP", "CUDA" */
+    const char *const *api_names;        /* indexed by hs_call.api */
+    const char *(*error_name)(int code);
+    bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
+    int block_code;                      /* what a blocked call returns: the invalid-value error */
+    /* A pointer the shadow map does not know: does the runtime know it as device memory?
+     * Fills base/size/device of *span.  Called with the re-entrancy guard held. */
+    bool (*query_pointer)(uintptr_t p, hs_span *span);
+    const uintptr_t *builtin_streams;    /* handles valid without creation: null, legacy, per-thread */
+    int n_builtin_streams;
+} hs_frontend;
+
+extern const hs_frontend hs_frontend_active;
+
+#endif

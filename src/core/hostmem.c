@@ -1,0 +1,164 @@
+#define _GNU_SOURCE
+#include "hostmem.h"
+#include "span_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { PERM_R = 1, PERM_W = 2, PERM_X = 4, PERM_SHARED = 8 };
+
+static hs_span_index maps;    /* one span per line of /proc/self/maps; kind = PERM_* bits */
+static uintptr_t page_mask;
+
+int hs_hostmem_init(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    page_mask = (uintptr_t)(pg > 0 ? pg : 4096) - 1;
+    return hs_span_index_init(&maps);
+}
+
+void hs_hostmem_after_fork(void) { hs_span_index_after_fork(&maps); }
+
+static bool kernel_says_mapped(uintptr_t p, size_t len)
+{
+    uintptr_t start = p & ~page_mask;
+    size_t span = (size_t)(p - start) + len;
+    return msync((void *)start, span, MS_ASYNC) == 0 || errno != ENOMEM;
+}
+
+/* Cold: re-read /proc/self/maps into the snapshot. */
+static void refresh_snapshot(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap + 1);
+    while (text) {
+        ssize_t got = read(fd, text + len, cap - len);
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+        if (len == cap) {
+            char *grown = realloc(text, cap * 2 + 1);
+            if (!grown) { free(text); text = NULL; break; }
+            text = grown;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (!text)
+        return;
+    text[len] = 0;
+    size_t n = 0, spans_cap = 1024;
+    hs_span *spans = malloc(spans_cap * sizeof *spans);
+    for (char *line = text; spans && line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        unsigned long lo, hi;
+        char perms[5];
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3) {
+            if (n == spans_cap) {
+                hs_span *grown = realloc(spans, spans_cap * 2 * sizeof *spans);
+                if (!grown) break;
+                spans = grown;
+                spans_cap *= 2;
+            }
+            hs_span *s = &spans[n++];
+            memset(s, 0, sizeof *s);
+            s->base = lo;
+            s->size = hi - lo;
+            s->kind = (perms[0] == 'r' ? PERM_R : 0) | (perms[1] == 'w' ? PERM_W : 0) |
+                      (perms[2] == 'x' ? PERM_X : 0) | (perms[3] == 's' ? PERM_SHARED : 0);
+        }
+        line = next;
+    }
+    if (spans) {
+        hs_span_lock(&maps);
+        hs_span_replace_all_locked(&maps, spans, n);
+        hs_span_unlock(&maps);
+    }
+    free(spans);
+    free(text);
+}
+
+/* Cold: the name of the mapping holding addr, read again from /proc/self/maps. */
+static void name_mapping(uintptr_t addr, hs_host_fact *fact)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[5];
+        int name_at = 0;
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &lo, &hi, perms, &name_at) >= 3 && addr >= lo && addr < hi) {
+            memcpy(fact->perms, perms, sizeof fact->perms);
+            char *name = line + name_at;
+            name[strcspn(name, "\n")] = 0;
+            snprintf(fact->mapping, sizeof fact->mapping, "%s", *name ? name : "[anonymous]");
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Walks the snapshot over [p, p+len). Returns false when the snapshot has a gap (stale). */
+static bool walk_snapshot(uintptr_t p, size_t len, unsigned need, hs_host_fact *fact)
+{
+    uintptr_t end = p + len;
+    for (uintptr_t a = p; a < end;) {
+        hs_span m;
+        if (!hs_span_find(&maps, a, &m))
+            return false;
+        if ((m.kind & need) != need) {
+            fact->status = HS_HOST_NO_ACCESS;
+            fact->bad_at = a;
+            return true;
+        }
+        a = m.base + m.size;
+    }
+    fact->status = HS_HOST_OK;
+    return true;
+}
+
+hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact)
+{
+    memset(fact, 0, sizeof *fact);
+    if (len == 0)
+        return HS_HOST_OK;
+    if (p + len < p) { /* wraps around the address space */
+        fact->status = HS_HOST_UNMAPPED;
+        fact->bad_at = p;
+        return fact->status;
+    }
+    unsigned need = need_write ? PERM_W : PERM_R;
+    bool mapped = kernel_says_mapped(p, len);
+    if (mapped && walk_snapshot(p, len, need, fact)) {
+        if (fact->status == HS_HOST_OK)
+            return HS_HOST_OK;
+    } else {
+        refresh_snapshot();
+        if (!walk_snapshot(p, len, need, fact)) {
+            if (mapped) /* mapped while we read the maps: give it the benefit of the doubt */
+                return fact->status = HS_HOST_OK;
+            /* find the first byte no mapping covers */
+            uintptr_t a = p;
+            hs_span m;
+            while (a < p + len && hs_span_find(&maps, a, &m))
+                a = m.base + m.size;
+            fact->status = HS_HOST_UNMAPPED;
+            fact->bad_at = a < p + len ? a : p;
+        }
+    }
+    if (fact->status != HS_HOST_OK)
+        name_mapping(fact->bad_at, fact);
+    return fact->status;
+}

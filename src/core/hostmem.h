@@ -1,0 +1,28 @@
+/* Is a host range mapped, and readable or writable?  The kernel answers "mapped" (msync walks
+ * the VMAs: one syscall, no allocation); permissions come from a snapshot of /proc/self/maps
+ * that is re-read only when the snapshot does not cover a range the kernel says is mapped. */
+#ifndef HS_HOSTMEM_H
+#define HS_HOSTMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hs_host_status {
+    HS_HOST_OK = 0,
+    HS_HOST_UNMAPPED,   /* part of the range is not mapped at all */
+    HS_HOST_NO_ACCESS,  /* mapped, but not readable (H2D source) or not writable (D2H destination) */
+} hs_host_status;
+
+typedef struct hs_host_fact {
+    hs_host_status status;
+    uintptr_t bad_at;   /* first byte of the range that is unmapped or lacks the permission */
+    char perms[5];      /* of the mapping at bad_at, as in /proc/self/maps ("r--p") */
+    char mapping[96];   /* its name in /proc/self/maps, e.g. "[stack]" or a file */
+} hs_host_fact;
+
+int hs_hostmem_init(void);
+hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact);
+void hs_hostmem_after_fork(void);
+
+#endif

@@ -1,0 +1,101 @@
+/* Start, stop and fork.  Every failure here disables the tool with one warning; the program
+ * always carries on. */
+#define _GNU_SOURCE
+#include "core.h"
+#include "frontend.h"
+#include "hostmem.h"
+#include "options.h"
+#include "report.h"
+#include "shadow.h"
+#include "stacks.h"
+#include "streams.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool hs_ready;
+atomic_bool hs_disabled;
+atomic_bool hs_used;
+
+static hs_options options;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+const hs_options *hs_opts(void) { return &options; }
+
+void hs_disable(const char *why)
+{
+    bool was = atomic_exchange(&hs_disabled, true);
+    if (!was)
+        fprintf(stderr, "hipshadow: WARNING: %s; hipshadow is now disabled and the program carries on unchecked\n", why);
+}
+
+static void child_after_fork(void)
+{
+    hs_thread_id_after_fork();
+    hs_shadow_after_fork();
+    hs_streams_after_fork();
+    hs_hostmem_after_fork();
+    hs_stacks_after_fork();
+    hs_report_after_fork();
+}
+
+static void init_once_body(void)
+{
+    hs_start_ns();
+    hs_options_defaults(&options);
+    hs_options_parse(&options, getenv("HIPSHADOW_OPTIONS"), stderr);
+    if (options.help) {
+        hs_options d;
+        hs_options_defaults(&d);
+        hs_options_print_help(&d, stderr);
+    }
+    if (options.verbosity > 0)
+        hs_options_print(&options, stderr);
+    hs_stacks_init((int)options.stack_depth, (const void *)&init_once_body);
+    if (hs_shadow_init(options.quarantine) || hs_hostmem_init() ||
+        hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams)) {
+        hs_disable("cannot map memory for the shadow map");
+        return;
+    }
+    hs_report_init(&options);
+    hs_policy_init(&options);
+    if (pthread_atfork(NULL, NULL, child_after_fork) != 0) {
+        hs_disable("pthread_atfork failed");
+        return;
+    }
+    hs_ready = true;
+}
+
+void hs_ensure_init(void)
+{
+    if (HS_UNLIKELY(!hs_ready))
+        pthread_once(&init_once, init_once_body);
+}
+
+__attribute__((constructor)) static void hs_constructor(void) { hs_ensure_init(); }
+
+static void report_leak(const hs_span *s, void *arg)
+{
+    (void)arg;
+    hs_call call = {.api = (uint16_t)s->api, .op = HS_OP_OTHER};
+    hs_facts facts = {.dst = {.ptr = s->base, .where = HS_WHERE_LIVE, .alloc = *s}};
+    hs_finding f = {HS_KIND_LEAK, HS_SEV_INFO, HS_SIDE_DST, 0, 0};
+    hs_policy_count(&f);
+    hs_event e = {.call = &call, .facts = &facts, .finding = &f, .action = HS_ACTION_FORWARDED,
+                  .stack = s->stack, .thread = s->thread, .time_ns = hs_now_ns()};
+    hs_report_finding(&e);
+}
+
+/* Runs after the program's own destructors (we were initialised first).  State is left in
+ * place: threads that outlive exit may still call wrappers. */
+__attribute__((destructor)) static void hs_destructor(void)
+{
+    if (!hs_ready || atomic_load(&hs_disabled) || !atomic_load(&hs_used))
+        return;
+    if (options.detect_leaks)
+        hs_shadow_foreach_live(report_leak, NULL);
+    hs_policy_at_exit();
+}

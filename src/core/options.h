@@ -1,0 +1,31 @@
+/* Options from HIPSHADOW_OPTIONS, in the sanitizer grammar: key=value:key=value. */
+#ifndef HS_OPTIONS_H
+#define HS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { HS_MODE_WARN, HS_MODE_BLOCK, HS_MODE_ABORT } hs_mode;
+
+#define HS_OPT_CTYPE_BOOL   bool
+#define HS_OPT_CTYPE_INT    long
+#define HS_OPT_CTYPE_SIZE   uint64_t
+#define HS_OPT_CTYPE_STRING char *
+#define HS_OPT_CTYPE_MODE   hs_mode
+
+typedef struct hs_options {
+#define HS_OPTION(type, name, def, help) HS_OPT_CTYPE_##type name;
+#include "options.inc"
+#undef HS_OPTION
+} hs_options;
+
+void hs_options_defaults(hs_options *o);
+/* Parses text into o.  Every problem is written to `warn` as one line naming the key or value;
+ * a bad value keeps the default.  Returns the number of problems. */
+int hs_options_parse(hs_options *o, const char *text, FILE *warn);
+void hs_options_print_help(const hs_options *defaults, FILE *out);
+void hs_options_print(const hs_options *o, FILE *out);
+const char *hs_mode_name(hs_mode m);
+
+#endif

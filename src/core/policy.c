@@ -1,0 +1,142 @@
+#define _GNU_SOURCE
+#include "policy.h"
+#include "stacks.h"
+
+#include <fnmatch.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct suppression {
+    int kind;          /* -1 = any kind */
+    char *pattern;     /* glob over the api name and every frame of the call stack */
+} suppression;
+
+static struct {
+    const hs_options *opt;
+    suppression *rules;
+    int n_rules;
+    atomic_uint_least64_t counts[HS_KIND_COUNT];
+    atomic_uint_least64_t errors;
+} pol;
+
+static int kind_by_name(const char *name)
+{
+    if (!strcmp(name, "*"))
+        return -1;
+    for (int k = 0; k < HS_KIND_COUNT; k++)
+        if (!strcmp(name, hs_kind_name((hs_kind)k)))
+            return k;
+    return -2;
+}
+
+static void load_suppressions(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fprintf(stderr, "hipshadow: option 'suppressions': cannot open '%s'; no findings are suppressed\n", path);
+        return;
+    }
+    char line[1024];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || *p == '#')
+            continue;
+        char *colon = strchr(p, ':');
+        int kind = -2;
+        if (colon) {
+            *colon = 0;
+            kind = kind_by_name(p);
+        }
+        if (!colon || kind == -2 || !colon[1]) {
+            fprintf(stderr, "hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n",
+                    path, lineno);
+            continue;
+        }
+        suppression *grown = realloc(pol.rules, (pol.n_rules + 1) * sizeof *grown);
+        char *pattern = strdup(colon + 1);
+        if (!grown || !pattern) {
+            free(pattern);
+            if (grown)
+                pol.rules = grown;
+            break;
+        }
+        pol.rules = grown;
+        pol.rules[pol.n_rules++] = (suppression){kind, pattern};
+    }
+    fclose(f);
+}
+
+void hs_policy_init(const hs_options *o)
+{
+    pol.opt = o;
+    if (o->suppressions[0])
+        load_suppressions(o->suppressions);
+}
+
+bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack)
+{
+    if (pol.n_rules == 0)
+        return false;
+    uintptr_t frames[HS_STACK_MAX_FRAMES];
+    int n = hs_stack_frames(stack, frames, HS_STACK_MAX_FRAMES);
+    for (int r = 0; r < pol.n_rules; r++) {
+        const suppression *s = &pol.rules[r];
+        if (s->kind != -1 && s->kind != (int)kind)
+            continue;
+        if (!fnmatch(s->pattern, api, 0))
+            return true;
+        for (int i = 0; i < n; i++) {
+            char where[512];
+            hs_frame_describe(frames[i], where, sizeof where);
+            /* "func+0xoff (module)": match the glob against the function name and the module too */
+            char func[512];
+            snprintf(func, sizeof func, "%s", where);
+            func[strcspn(func, "+ ")] = 0;
+            char *module = strrchr(where, '(');
+            if (!fnmatch(s->pattern, func, 0) || !fnmatch(s->pattern, where, 0) ||
+                (module && !fnmatch(s->pattern, module + 1, FNM_LEADING_DIR)))
+                return true;
+        }
+    }
+    return false;
+}
+
+void hs_policy_count(const hs_finding *f)
+{
+    atomic_fetch_add(&pol.counts[f->kind], 1);
+    if (f->severity == HS_SEV_ERROR)
+        atomic_fetch_add(&pol.errors, 1);
+}
+
+uint64_t hs_policy_errors(void) { return atomic_load(&pol.errors); }
+
+hs_decision hs_policy_decide(const hs_finding *f, int n)
+{
+    bool error = false;
+    for (int i = 0; i < n; i++)
+        error |= f[i].severity == HS_SEV_ERROR;
+    if (!error || pol.opt->mode == HS_MODE_WARN)
+        return HS_FORWARD;
+    return pol.opt->mode == HS_MODE_BLOCK ? HS_BLOCK : HS_ABORT;
+}
+
+void hs_policy_at_exit(void)
+{
+    uint64_t counts[HS_KIND_COUNT];
+    for (int k = 0; k < HS_KIND_COUNT; k++)
+        counts[k] = atomic_load(&pol.counts[k]);
+    hs_report_summary(counts, atomic_load(&pol.errors));
+    hs_report_flush();
+    if (pol.opt->exitcode > 0 && atomic_load(&pol.errors) > 0) {
+        fflush(NULL); /* we leave through _exit: flush the program's stdio first */
+        _exit((int)pol.opt->exitcode);
+    }
+}

@@ -1,0 +1,408 @@
+#define _GNU_SOURCE
+#include "report.h"
+#include "frontend.h"
+#include "stacks.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+    const hs_options *opt;
+    pthread_mutex_t lock;
+    FILE *text;              /* NULL until the first report */
+    pid_t text_pid, json_pid;
+    int json_fd;
+    long printed;
+} rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .json_fd = -1};
+
+const char *hs_action_name(hs_action a)
+{
+    static const char *const names[] = {"forwarded", "blocked", "aborted", "fallback"};
+    return (unsigned)a < 4 ? names[a] : "?";
+}
+
+void hs_report_init(const hs_options *o) { rp.opt = o; }
+
+void hs_report_after_fork(void)
+{
+    pthread_mutex_init(&rp.lock, NULL);
+    /* The child reopens its own files (text_pid/json_pid no longer match). */
+}
+
+int hs_open_template(const char *template, int flags)
+{
+    char path[4096];
+    size_t n = 0;
+    for (const char *p = template; *p && n + 32 < sizeof path; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            n += (size_t)snprintf(path + n, sizeof path - n, "%d", (int)getpid());
+            p++;
+        } else {
+            path[n++] = *p;
+        }
+    }
+    path[n] = 0;
+    return open(path, flags | O_CLOEXEC, 0644);
+}
+
+static FILE *text_out(void)
+{
+    pid_t pid = getpid();
+    if (rp.text && rp.text_pid == pid)
+        return rp.text;
+    const char *where = rp.opt->report_path;
+    if (!strcmp(where, "stderr") || !*where)
+        rp.text = stderr;
+    else if (!strcmp(where, "stdout"))
+        rp.text = stdout;
+    else {
+        int fd = hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND);
+        rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
+        if (!rp.text) {
+            fprintf(stderr, "hipshadow: cannot open report_path '%s'; reporting on stderr\n", where);
+            rp.text = stderr;
+        }
+    }
+    rp.text_pid = pid;
+    return rp.text;
+}
+
+static const hs_side *side_of(const hs_event *e, hs_side_id id)
+{
+    return id == HS_SIDE_DST ? &e->facts->dst : id == HS_SIDE_SRC ? &e->facts->src : NULL;
+}
+
+/* The side whose allocation a finding is about: the faulting side, else the device side. */
+static const hs_side *subject_side(const hs_event *e)
+{
+    const hs_side *s = side_of(e, e->finding->side);
+    if (s)
+        return s;
+    if (!e->facts)
+        return NULL;
+    if (e->facts->src.where != HS_WHERE_NONE || e->facts->src.runtime_known)
+        if (hs_side_is_device(&e->facts->src))
+            return &e->facts->src;
+    if (e->facts->dst.where != HS_WHERE_NONE || e->facts->dst.runtime_known)
+        return &e->facts->dst;
+    if (e->facts->src.where != HS_WHERE_NONE)
+        return &e->facts->src;
+    return NULL;
+}
+
+static bool side_has_alloc(const hs_side *s) { return s && (s->where != HS_WHERE_NONE || s->runtime_known); }
+
+static const char *side_name(hs_side_id id) { return id == HS_SIDE_DST ? "destination" : "source"; }
+
+static uint64_t largest_pow2_dividing(uint64_t x)
+{
+    return x ? x & (~x + 1) : 0;
+}
+
+static void print_human_size(FILE *f, uint64_t bytes)
+{
+    if (bytes >= (1ull << 30))
+        fprintf(f, "%.1f GiB", bytes / 1073741824.0);
+    else if (bytes >= (1ull << 20))
+        fprintf(f, "%.1f MiB", bytes / 1048576.0);
+    else if (bytes >= 1024)
+        fprintf(f, "%.1f KiB", bytes / 1024.0);
+    else
+        fprintf(f, "%llu B", (unsigned long long)bytes);
+}
+
+static void print_alloc_line(FILE *f, const hs_side *s, const char *label)
+{
+    const hs_span *a = &s->alloc;
+    fprintf(f, "  %s allocation #%llu: %s memory [0x%lx, 0x%lx), %llu bytes (", label,
+            (unsigned long long)a->id, hs_mem_kind_name(a->kind), (unsigned long)a->base,
+            (unsigned long)(a->base + a->size), (unsigned long long)a->size);
+    print_human_size(f, a->size);
+    fprintf(f, ")");
+    if (s->runtime_known)
+        fprintf(f, ", not allocated through a wrapped call (the runtime knows it)");
+    else if (a->api < 0xffff)
+        fprintf(f, ", from %s", hs_frontend_active.api_names[a->api]);
+    fprintf(f, ", device %d%s\n", a->device, s->where == HS_WHERE_FREED ? ", FREED" : "");
+    uint64_t offset = s->ptr - a->base;
+    if (s->ptr >= a->base) {
+        if (offset)
+            fprintf(f, "  the %s pointer is interior: base + %llu (0x%llx); offset %% 4096 = %llu, offset alignment %llu\n",
+                    label, (unsigned long long)offset, (unsigned long long)offset,
+                    (unsigned long long)(offset % 4096), (unsigned long long)largest_pow2_dividing(offset));
+        else
+            fprintf(f, "  the %s pointer is the allocation's base (offset 0)\n", label);
+    }
+}
+
+static const char *memset_or_copy(const hs_call *c) { return c->op == HS_OP_MEMSET ? "memset" : "copy"; }
+
+static void print_what(FILE *f, const hs_event *e)
+{
+    const hs_call *c = e->call;
+    const hs_finding *fi = e->finding;
+    const hs_side *s = side_of(e, fi->side);
+    switch (fi->kind) {
+    case HS_KIND_OUT_OF_BOUNDS:
+    case HS_KIND_HOST_OUT_OF_BOUNDS:
+        if (s && side_has_alloc(s)) {
+            fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of allocation #%llu\n",
+                    side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                    (unsigned long long)fi->overrun, (unsigned long long)s->alloc.id);
+        } else if (s && s->host_checked) {
+            fprintf(f, "  the %s range [0x%lx, 0x%lx) is %s at 0x%lx (mapping %s %s): the %s would %s it\n",
+                    side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                    s->host.status == HS_HOST_UNMAPPED ? "not mapped" : "not accessible",
+                    (unsigned long)s->host.bad_at, s->host.perms[0] ? s->host.perms : "----",
+                    s->host.mapping[0] ? s->host.mapping : "(none)", memset_or_copy(c),
+                    fi->side == HS_SIDE_DST ? "write" : "read");
+        }
+        break;
+    case HS_KIND_USE_AFTER_FREE:
+        fprintf(f, "  the %s pointer 0x%lx lies in allocation #%llu, which was freed %.6f s before this call\n",
+                side_name(fi->side), (unsigned long)s->ptr, (unsigned long long)s->alloc.id,
+                (e->time_ns - s->alloc.end_time_ns) / 1e9);
+        break;
+    case HS_KIND_UNKNOWN_POINTER:
+        fprintf(f, "  the %s pointer 0x%lx should be device memory for a %s %s, but no live or recently freed "
+                   "allocation holds it and the runtime does not know it either\n",
+                side_name(fi->side), (unsigned long)s->ptr, hs_dir_name(e->facts->dir), memset_or_copy(c));
+        break;
+    case HS_KIND_NULL_POINTER:
+        fprintf(f, "  the %s pointer is NULL\n", side_name(fi->side));
+        break;
+    case HS_KIND_DIRECTION_MISMATCH:
+        fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory, not %s memory\n", hs_dir_name(e->facts->dir),
+                side_name(fi->side), (unsigned long)s->ptr, side_has_alloc(s) ? hs_mem_kind_name(s->alloc.kind) : "host",
+                fi->expected_role == 1 ? "device" : "host");
+        break;
+    case HS_KIND_INVALID_STREAM:
+        fprintf(f, "  stream 0x%lx was %s\n", (unsigned long)c->stream,
+                e->facts->stream_state == HS_STREAM_DESTROYED ? "destroyed before this call" : "never created");
+        break;
+    case HS_KIND_INVALID_FREE:
+        if (e->facts->dst.where == HS_WHERE_FREED)
+            fprintf(f, "  0x%lx was already freed (double free)\n", (unsigned long)c->free_ptr);
+        else if (e->facts->dst.where == HS_WHERE_LIVE)
+            fprintf(f, "  0x%lx is not the start of an allocation: it is base + %llu\n", (unsigned long)c->free_ptr,
+                    (unsigned long long)(c->free_ptr - e->facts->dst.alloc.base));
+        else
+            fprintf(f, "  0x%lx was never allocated through a wrapped call\n", (unsigned long)c->free_ptr);
+        break;
+    case HS_KIND_RUNTIME_ERROR:
+        fprintf(f, "  the runtime returned %s (%d)\n", hs_frontend_active.error_name(e->result), e->result);
+        if (e->n_earlier) {
+            fprintf(f, "  before forwarding, hipshadow had found:");
+            for (int i = 0; i < e->n_earlier; i++)
+                fprintf(f, " %s", hs_kind_name(e->earlier[i].kind));
+            fprintf(f, "\n");
+        } else if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) {
+            fprintf(f, "  the checks before forwarding found nothing wrong with the ranges\n");
+        }
+        break;
+    case HS_KIND_LEAK:
+        fprintf(f, "  allocation #%llu is still live at exit\n", (unsigned long long)e->facts->dst.alloc.id);
+        break;
+    default:
+        break;
+    }
+}
+
+static void print_text(FILE *f, const hs_event *e)
+{
+    const hs_call *c = e->call;
+    const hs_finding *fi = e->finding;
+    const char *api = hs_frontend_active.api_names[c->api];
+    fprintf(f, "=================================================================\n");
+    fprintf(f, "==%d==%s: hipshadow: %s on %s", (int)getpid(),
+            fi->severity == HS_SEV_ERROR ? "ERROR" : fi->severity == HS_SEV_WARNING ? "WARNING" : "INFO",
+            hs_kind_name(fi->kind), api);
+    if (c->op == HS_OP_COPY)
+        fprintf(f, " (%s, %zu bytes)\n", hs_dir_name(e->facts->dir), c->bytes);
+    else if (c->op == HS_OP_MEMSET)
+        fprintf(f, " (memset, %zu bytes)\n", c->bytes);
+    else
+        fprintf(f, "\n");
+    if (c->op == HS_OP_COPY)
+        fprintf(f, "  copy of %zu bytes from 0x%lx to 0x%lx%s\n", c->bytes, (unsigned long)c->src,
+                (unsigned long)c->dst, c->dir == HS_DIR_DEFAULT ? " (hipMemcpyDefault: direction taken from the shadow map)" : "");
+    else if (c->op == HS_OP_MEMSET)
+        fprintf(f, "  memset of %zu bytes at 0x%lx\n", c->bytes, (unsigned long)c->dst);
+    print_what(f, e);
+    if (e->facts && (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || fi->kind == HS_KIND_INVALID_FREE || fi->kind == HS_KIND_LEAK)) {
+        const hs_side *sides[2] = {&e->facts->src, &e->facts->dst};
+        for (int i = 0; i < 2; i++)
+            if (side_has_alloc(sides[i]) && sides[i]->ptr)
+                print_alloc_line(f, sides[i], c->op == HS_OP_COPY ? (i ? "destination" : "source") : "the");
+    }
+    if (c->has_stream || c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
+        fprintf(f, "  stream 0x%lx%s;", (unsigned long)c->stream, c->stream ? "" : " (null stream)");
+    else
+        fprintf(f, " ");
+    fprintf(f, " action: %s (mode=%s)\n", hs_action_name(e->action), hs_mode_name(rp.opt->mode));
+    if (fi->kind != HS_KIND_LEAK) {
+        fprintf(f, "Call stack (thread T%u):\n", e->thread);
+        hs_stack_print(e->stack, f);
+    }
+    const hs_side *sub = subject_side(e);
+    bool stacks_already_shown = fi->kind == HS_KIND_RUNTIME_ERROR && e->n_earlier > 0;
+    if (side_has_alloc(sub) && !sub->runtime_known && !stacks_already_shown) {
+        fprintf(f, "Allocation #%llu made by thread T%u, %.6f s after start:\n", (unsigned long long)sub->alloc.id,
+                sub->alloc.thread, (sub->alloc.time_ns - hs_start_ns()) / 1e9);
+        hs_stack_print(sub->alloc.stack, f);
+        if (sub->where == HS_WHERE_FREED) {
+            fprintf(f, "Freed by thread T%u, %.6f s after start:\n", sub->alloc.end_thread,
+                    (sub->alloc.end_time_ns - hs_start_ns()) / 1e9);
+            hs_stack_print(sub->alloc.end_stack, f);
+        }
+    }
+    if (fi->kind == HS_KIND_INVALID_STREAM && e->facts->stream_state == HS_STREAM_DESTROYED && !stacks_already_shown) {
+        fprintf(f, "Stream created by thread T%u:\n", e->facts->stream_info.thread);
+        hs_stack_print(e->facts->stream_info.stack, f);
+        fprintf(f, "Stream destroyed by thread T%u:\n", e->facts->stream_info.end_thread);
+        hs_stack_print(e->facts->stream_info.end_stack, f);
+    }
+    fprintf(f, "SUMMARY: hipshadow: %s %s", hs_kind_name(fi->kind), api);
+    if (side_has_alloc(sub))
+        fprintf(f, " allocation #%llu+%llu", (unsigned long long)sub->alloc.id,
+                (unsigned long long)(sub->ptr - sub->alloc.base));
+    if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
+        fprintf(f, " bytes=%zu", c->bytes);
+    if (fi->overrun)
+        fprintf(f, " overrun=%llu", (unsigned long long)fi->overrun);
+    fprintf(f, "\n=================================================================\n");
+}
+
+/* A bounded string builder for one JSON line: no FILE*, one write() per finding. */
+typedef struct jbuf { char data[16384]; size_t n; } jbuf;
+
+static void jb(jbuf *b, const char *fmt, ...)
+{
+    if (b->n >= sizeof b->data)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(b->data + b->n, sizeof b->data - b->n, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        b->n += (size_t)w < sizeof b->data - b->n ? (size_t)w : sizeof b->data - b->n - 1;
+}
+
+static void jb_string(jbuf *b, const char *s)
+{
+    jb(b, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            jb(b, "\\%c", ch);
+        else if (ch < 0x20)
+            jb(b, "\\u%04x", ch);
+        else
+            jb(b, "%c", ch);
+    }
+    jb(b, "\"");
+}
+
+static void write_json(const hs_event *e)
+{
+    const hs_call *c = e->call;
+    const hs_finding *fi = e->finding;
+    jbuf *b = &(jbuf){.n = 0};
+    jb(b, "{\"kind\":\"%s\",\"severity\":\"%s\",\"api\":\"%s\",\"action\":\"%s\",\"direction\":",
+       hs_kind_name(fi->kind), hs_severity_name(fi->severity), hs_frontend_active.api_names[c->api],
+       hs_action_name(e->action));
+    if (c->op == HS_OP_COPY)
+        jb(b, "\"%s\"", hs_dir_name(e->facts->dir));
+    else
+        jb(b, "null");
+    jb(b, ",\"dst\":\"0x%lx\",\"src\":\"0x%lx\",\"bytes\":%zu,\"alloc\":", (unsigned long)c->dst,
+       (unsigned long)c->src, c->bytes);
+    const hs_side *sub = subject_side(e);
+    if (side_has_alloc(sub))
+        jb(b, "{\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%llu,\"id\":%llu}", (unsigned long)sub->alloc.base,
+           sub->alloc.size, (unsigned long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
+    else
+        jb(b, "null");
+    if (fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS || fi->kind == HS_KIND_REGION_OVERRUN)
+        jb(b, ",\"overrun\":%llu", (unsigned long long)fi->overrun);
+    else
+        jb(b, ",\"overrun\":null");
+    jb(b, ",\"stream\":\"0x%lx\",\"stack\":[", (unsigned long)c->stream);
+    uintptr_t frames[HS_STACK_MAX_FRAMES];
+    int n = hs_stack_frames(e->stack, frames, HS_STACK_MAX_FRAMES);
+    for (int i = 0; i < n; i++) {
+        char where[512];
+        hs_frame_describe(frames[i], where, sizeof where);
+        jb(b, i ? "," : "");
+        jb_string(b, where);
+    }
+    jb(b, "],\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
+
+    pid_t pid = getpid();
+    if (rp.json_fd < 0 || rp.json_pid != pid) {
+        rp.json_fd = hs_open_template(rp.opt->findings, O_WRONLY | O_CREAT | O_APPEND);
+        rp.json_pid = pid;
+        if (rp.json_fd < 0)
+            fprintf(stderr, "hipshadow: cannot open findings file '%s'; findings go to the text report only\n",
+                    rp.opt->findings);
+    }
+    if (rp.json_fd >= 0) {
+        size_t off = 0;
+        while (off < b->n) {
+            ssize_t w = write(rp.json_fd, b->data + off, b->n - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+    }
+}
+
+void hs_report_finding(const hs_event *e)
+{
+    pthread_mutex_lock(&rp.lock);
+    FILE *f = text_out();
+    if (rp.printed < rp.opt->print_limit) {
+        print_text(f, e);
+        fflush(f);
+    } else if (rp.printed == rp.opt->print_limit) {
+        fprintf(f, "hipshadow: print_limit=%ld reached: later findings are counted%s but not printed\n",
+                rp.opt->print_limit, rp.opt->findings[0] ? " and written to findings=" : "");
+        fflush(f);
+    }
+    rp.printed++;
+    if (rp.opt->findings[0])
+        write_json(e);
+    pthread_mutex_unlock(&rp.lock);
+}
+
+void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors)
+{
+    pthread_mutex_lock(&rp.lock);
+    FILE *f = text_out();
+    uint64_t total = 0;
+    for (int k = 0; k < HS_KIND_COUNT; k++)
+        total += counts[k];
+    fprintf(f, "SUMMARY: hipshadow: %llu finding%s (%llu error%s)", (unsigned long long)total, total == 1 ? "" : "s",
+            (unsigned long long)errors, errors == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int k = 0; k < HS_KIND_COUNT; k++)
+        if (counts[k]) {
+            fprintf(f, "%s%s=%llu", sep, hs_kind_name((hs_kind)k), (unsigned long long)counts[k]);
+            sep = ", ";
+        }
+    fprintf(f, "\n");
+    fflush(f);
+    pthread_mutex_unlock(&rp.lock);
+}
+
+void hs_report_flush(void)
+{
+    if (rp.text)
+        fflush(rp.text);
+    if (rp.json_fd >= 0)
+        fsync(rp.json_fd);
+}

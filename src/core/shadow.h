@@ -1,0 +1,52 @@
+/* The shadow map: every live device, managed, pinned and registered host allocation, plus a
+ * bounded quarantine of freed ones.  Lookups are lock-free (span_index); changes lock. */
+#ifndef HS_SHADOW_H
+#define HS_SHADOW_H
+
+#include "span_index.h"
+
+typedef enum hs_mem_kind {
+    HS_MEM_DEVICE = 1,
+    HS_MEM_MANAGED,
+    HS_MEM_PINNED_HOST,     /* hipHostMalloc / hipMallocHost */
+    HS_MEM_REGISTERED_HOST, /* hipHostRegister */
+    HS_MEM_EXTERNAL_DEVICE, /* known to the runtime only (allocated through an unwrapped path) */
+} hs_mem_kind;
+
+typedef enum hs_where {
+    HS_WHERE_NONE = 0, /* in no live allocation and not in quarantine */
+    HS_WHERE_LIVE,
+    HS_WHERE_FREED,
+} hs_where;
+
+typedef enum hs_release_result {
+    HS_RELEASED,        /* removed from the live set, now in quarantine */
+    HS_RELEASE_UNKNOWN, /* no allocation at all holds the pointer */
+    HS_RELEASE_TWICE,   /* already freed: *span is the quarantined allocation */
+    HS_RELEASE_INTERIOR,/* the pointer is inside a live allocation, not its base: *span is it */
+} hs_release_result;
+
+int hs_shadow_init(uint64_t quarantine_bytes);
+
+/* Registers a new allocation; fills s->id with the next sequential id.  -1 on out-of-memory. */
+int hs_shadow_add(hs_span *s);
+/* Moves the allocation based at `base` to quarantine, stamping the free site. */
+hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread,
+                                    uint64_t now_ns, hs_span *span);
+/* Puts back an allocation whose free the runtime refused. */
+void hs_shadow_restore(const hs_span *s);
+
+/* Lock-free: where addr lies. *span is filled for LIVE and FREED. */
+hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span);
+
+/* Exit-time visit of every live allocation. */
+void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg);
+uint64_t hs_shadow_live_bytes(void);
+
+const char *hs_mem_kind_name(uint32_t kind);
+bool hs_mem_kind_is_device(uint32_t kind);
+bool hs_mem_kind_is_host(uint32_t kind);
+
+void hs_shadow_after_fork(void);
+
+#endif

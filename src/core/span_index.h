@@ -1,0 +1,65 @@
+/* An ordered set of non-overlapping address ranges, built for many readers and few writers.
+ *
+ * Readers never lock: they binary-search a sorted array under a sequence counter and retry
+ * if a writer was active (a seqlock).  Arrays are never freed, only retired when they grow,
+ * so a reader racing a writer can read stale bytes but never unmapped memory; the sequence
+ * check throws stale reads away.  Writers serialize on the index's own mutex. */
+#ifndef HS_SPAN_INDEX_H
+#define HS_SPAN_INDEX_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the shadow keeps about one range.  Copied out by value on every lookup. */
+typedef struct hs_span {
+    uintptr_t base;
+    size_t size;
+    uint64_t id;           /* allocation id, stream serial, ... */
+    uint64_t time_ns;      /* when it was created */
+    uint64_t end_time_ns;  /* when it was freed/destroyed (quarantine only) */
+    uint32_t kind;         /* meaning chosen by the owner of the index */
+    uint32_t api;          /* which wrapped entry point created it (front-end's numbering) */
+    int32_t device;
+    uint32_t stack;        /* stack-depot id of the creating call */
+    uint32_t end_stack;    /* stack-depot id of the freeing call */
+    uint32_t thread;       /* creating thread (kernel tid) */
+    uint32_t end_thread;
+} hs_span;
+
+typedef struct hs_span_index {
+    atomic_uint seq;               /* odd while a writer is changing the array */
+    _Atomic(hs_span *) items;
+    atomic_size_t count;
+    size_t capacity;
+    pthread_mutex_t writer;
+} hs_span_index;
+
+/* 0 on success, -1 when memory for the index could not be mapped. */
+int hs_span_index_init(hs_span_index *ix);
+
+/* Lock-free: the span containing addr, copied into *out. */
+bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out);
+/* Lock-free: the span whose base is exactly addr. */
+bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
+size_t hs_span_count(hs_span_index *ix);
+
+/* Writers: call with ix->writer held (hs_span_lock / hs_span_unlock). */
+void hs_span_lock(hs_span_index *ix);
+void hs_span_unlock(hs_span_index *ix);
+/* Insert, replacing any span that overlaps it (their sizes are added to *replaced_bytes when
+ * that is not NULL).  -1 when out of memory. */
+int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes);
+/* Remove the span whose base is addr (and, if id != 0, whose id matches). */
+bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed);
+/* Replace the whole content with n sorted, non-overlapping spans. */
+int hs_span_replace_all_locked(hs_span_index *ix, const hs_span *sorted, size_t n);
+/* Visit every span in address order (writer side, for exit-time reports). */
+void hs_span_foreach_locked(hs_span_index *ix, void (*fn)(const hs_span *, void *), void *arg);
+
+/* After fork the child owns a copy whose writer mutex may be held by a thread that no longer exists. */
+void hs_span_index_after_fork(hs_span_index *ix);
+
+#endif

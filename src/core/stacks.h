@@ -1,0 +1,29 @@
+/* Stack capture (libunwind) and the stack depot: each distinct stack is stored once and named
+ * by a small id.  Capture is done by policy (allocations, frees, findings), never per copy. */
+#ifndef HS_STACKS_H
+#define HS_STACKS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { HS_STACK_MAX_FRAMES = 64 };
+
+/* Called once at start: records which code is ours, so our frames are left out of stacks. */
+void hs_stacks_init(int depth, const void *any_symbol_of_ours);
+
+/* Captures the caller's stack (without hipshadow's own frames) and returns its depot id;
+ * 0 when capture is off or failed. */
+uint32_t hs_stack_capture(void);
+
+/* Copies up to max frames of stack id into frames; returns how many. */
+int hs_stack_frames(uint32_t id, uintptr_t *frames, int max);
+
+/* Cold path: one frame as "func+0xoff (module)", or "?? (module+0xoff)" without a symbol. */
+void hs_frame_describe(uintptr_t pc, char *buf, size_t len);
+
+/* Cold path: prints "    #N 0xPC in func+0xoff (module)" lines. */
+void hs_stack_print(uint32_t id, FILE *out);
+
+void hs_stacks_after_fork(void);
+
+#endif

@@ -1,0 +1,33 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static HS_TLS uint32_t cached_tid;
+static uint64_t started_ns;
+
+uint64_t hs_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t hs_start_ns(void)
+{
+    if (!started_ns)
+        started_ns = hs_now_ns();
+    return started_ns;
+}
+
+uint32_t hs_thread_id(void)
+{
+    if (!cached_tid)
+        cached_tid = (uint32_t)syscall(SYS_gettid);
+    return cached_tid;
+}
+
+/* Runs in the child after fork, on the only thread there: its tid changed. */
+void hs_thread_id_after_fork(void) { cached_tid = 0; }

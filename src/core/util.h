@@ -1,0 +1,16 @@
+/* Small helpers shared by the core: clocks and thread ids. */
+#ifndef HS_UTIL_H
+#define HS_UTIL_H
+
+#include <stdint.h>
+
+#define HS_EXPORT __attribute__((visibility("default")))
+#define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HS_TLS __thread __attribute__((tls_model("initial-exec")))
+
+uint64_t hs_now_ns(void);          /* CLOCK_REALTIME, for records that are compared across processes */
+uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
+uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
+void hs_thread_id_after_fork(void);
+
+#endif

@@ -1,0 +1,177 @@
+/* The HIP front-end: the only file that defines exported hip* symbols.  Each entry point in
+ * api.inc becomes one wrapper of one shape: resolve, guard, describe, check, decide, forward,
+ * record. */
+#define _GNU_SOURCE
+#include <hip/hip_runtime_api.h>
+
+#include "../core/core.h"
+#include "../core/frontend.h"
+#include "../core/shadow.h"
+#include "../core/util.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* hipGetProcAddress exists from HIP 6.1 on. */
+#if defined(HIP_VERSION) && HIP_VERSION >= 60100000
+#define HS_HIP_HAS_GET_PROC_ADDRESS 1
+#else
+#define HS_HIP_HAS_GET_PROC_ADDRESS 0
+#endif
+
+#define P(x) ((uintptr_t)(x))
+#define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
+#define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
+
+enum {
+#define HS_HIP_FN(name, params, args, ...) HS_HIP_API_##name,
+#include "api.inc"
+#undef HS_HIP_FN
+    HS_HIP_API_COUNT
+};
+
+static const char *const api_names[HS_HIP_API_COUNT] = {
+#define HS_HIP_FN(name, params, args, ...) [HS_HIP_API_##name] = #name,
+#include "api.inc"
+#undef HS_HIP_FN
+};
+
+/* The real entry points, resolved once. */
+#define HS_HIP_FN(name, params, args, ...) static hipError_t(*real_##name) params;
+#include "api.inc"
+#undef HS_HIP_FN
+
+/* Called by hipshadow itself, never wrapped. */
+static hipError_t (*real_hipMemGetAddressRange)(hipDeviceptr_t *, size_t *, hipDeviceptr_t);
+static hipError_t (*real_hipPointerGetAttributes)(hipPointerAttribute_t *, const void *);
+static const char *(*real_hipGetErrorName)(hipError_t);
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+
+/* A runtime dlopen'ed with RTLD_LOCAL (as Python extensions do) is invisible to RTLD_NEXT:
+ * find the already-loaded library by name instead. */
+static void *loaded_runtime(void)
+{
+    static const char *const names[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h)
+            return h;
+    }
+    return NULL;
+}
+
+static void *resolve(const char *name, void **fallback)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p) {
+        if (!*fallback)
+            *fallback = loaded_runtime();
+        if (*fallback)
+            p = dlsym(*fallback, name);
+    }
+    return p; /* NULL: this runtime lacks the symbol; only its own wrapper is affected */
+}
+
+static void resolve_all(void)
+{
+    void *fallback = NULL;
+#define HS_HIP_FN(name, params, args, ...) *(void **)&real_##name = resolve(#name, &fallback);
+#include "api.inc"
+#undef HS_HIP_FN
+    *(void **)&real_hipMemGetAddressRange = resolve("hipMemGetAddressRange", &fallback);
+    *(void **)&real_hipPointerGetAttributes = resolve("hipPointerGetAttributes", &fallback);
+    *(void **)&real_hipGetErrorName = resolve("hipGetErrorName", &fallback);
+}
+
+static void redirect_lookup(const char *symbol, void **result);
+
+#define HS_HIP_FN(name, params, args, ...)                                                          \
+    HS_EXPORT hipError_t name params                                                                \
+    {                                                                                               \
+        pthread_once(&resolve_once, resolve_all);                                                   \
+        if (HS_UNLIKELY(!real_##name))                                                              \
+            return hipErrorSharedObjectSymbolNotFound;                                              \
+        if (!hs_enter())                                                                            \
+            return real_##name args;                                                                \
+        const hs_call call = {.api = HS_HIP_API_##name, __VA_ARGS__};                               \
+        hs_call_state st;                                                                           \
+        hipError_t r = hs_before(&call, &st) == HS_FORWARD ? real_##name args : hipErrorInvalidValue; \
+        if (call.op == HS_OP_LOOKUP && r == hipSuccess)                                             \
+            redirect_lookup(call.lookup_symbol, call.lookup_result);                                \
+        hs_after(&call, &st, r);                                                                    \
+        hs_leave();                                                                                 \
+        return r;                                                                                   \
+    }
+#include "api.inc"
+#undef HS_HIP_FN
+
+/* hipGetProcAddress answers with the runtime's own function: hand out ours instead. */
+static void redirect_lookup(const char *symbol, void **result)
+{
+    static const struct { const char *name; void *wrapper; } ours[] = {
+#define HS_HIP_FN(name, params, args, ...) {#name, (void *)name},
+#include "api.inc"
+#undef HS_HIP_FN
+    };
+    if (!symbol || !result)
+        return;
+    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
+        if (!strcmp(symbol, ours[i].name)) {
+            *result = ours[i].wrapper;
+            return;
+        }
+}
+
+/* ---- what the core asks of this front-end ---- */
+
+static const char *hip_error_name(int code)
+{
+    if (real_hipGetErrorName)
+        return real_hipGetErrorName((hipError_t)code);
+    static __thread char buf[32];
+    snprintf(buf, sizeof buf, "hipError %d", code);
+    return buf;
+}
+
+static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
+
+static bool hip_query_pointer(uintptr_t p, hs_span *span)
+{
+    if (!real_hipPointerGetAttributes || !real_hipMemGetAddressRange)
+        return false;
+    hipPointerAttribute_t attr;
+    memset(&attr, 0, sizeof attr);
+    if (real_hipPointerGetAttributes(&attr, (const void *)p) != hipSuccess)
+        return false;
+#if HIP_VERSION_MAJOR >= 6
+    bool device = attr.type == hipMemoryTypeDevice || attr.type == hipMemoryTypeManaged;
+#else
+    bool device = attr.memoryType == hipMemoryTypeDevice;
+#endif
+    if (!device)
+        return false;
+    hipDeviceptr_t base = NULL;
+    size_t size = 0;
+    if (real_hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)p) != hipSuccess || !base)
+        return false;
+    span->base = (uintptr_t)base;
+    span->size = size;
+    span->device = attr.device;
+    return true;
+}
+
+static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
+
+const hs_frontend hs_frontend_active = {
+    .runtime = "HIP",
+    .api_names = api_names,
+    .error_name = hip_error_name,
+    .is_failure = hip_is_failure,
+    .block_code = hipErrorInvalidValue,
+    .query_pointer = hip_query_pointer,
+    .builtin_streams = hip_builtin_streams,
+    .n_builtin_streams = 2,
+};

@@ -1,0 +1,687 @@
+/* A stand-in for libamdhip64.so.5 on host memory, for testing hipshadow without an AMD GPU.
+ *
+ * It mirrors the behaviour of ROCm CLR (hipamd/src/hip_memory.cpp) that matters to hipshadow:
+ *  - copies are validated as ihipMemcpy_validate does: NULL -> hipErrorInvalidValue; a kind past
+ *    hipMemcpyDefault -> hipErrorInvalidMemcpyDirection; a range longer than what is left of its
+ *    containing allocation -> hipErrorInvalidValue and no copy; unknown pointers are host memory;
+ *  - async work is queued per stream and runs only at synchronisation points;
+ *  - hipFree synchronises the device first;
+ *  - device memory lives in a reserved aperture; touching a freed part of it (from a queued or a
+ *    synchronous copy) is a GPU fault: the sticky hipErrorIllegalAddress, returned from then on;
+ *  - a destroyed or never-created stream gives hipErrorContextIsDestroyed (CLR's hip::isValid).
+ * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here. */
+#define _GNU_SOURCE
+#include <hip/hip_runtime_api.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+
+enum { OBJ_DEVICE = 1, OBJ_MANAGED, OBJ_PINNED, OBJ_REGISTERED };
+
+typedef struct sim_object {
+    uintptr_t base;
+    size_t size;
+    int kind;
+} sim_object;
+
+typedef enum { OP_COPY, OP_MEMSET, OP_FREE } op_type;
+
+typedef struct sim_op {
+    op_type type;
+    void *dst;
+    const void *src;
+    size_t bytes;
+    int value;
+    size_t value_size;
+    struct sim_op *next;
+} sim_op;
+
+#define STREAM_MAGIC 0x5354524du
+typedef struct sim_stream {
+    unsigned magic;
+    sim_op *head, *tail;
+    struct sim_stream *next_live;
+} sim_stream;
+
+static const size_t APERTURE_SIZE = 64ull << 30;
+static const size_t DEVICE_ALIGN = 4096;
+
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;     /* objects, streams, queues: the simulator is not about speed */
+    uintptr_t aperture, aperture_next;
+    sim_object *objects;
+    size_t n_objects, cap_objects;
+    sim_stream null_stream, per_thread_stream;
+    sim_stream *live_streams;
+    atomic_int sticky;        /* hipErrorIllegalAddress once a fault happened */
+} sim = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread hipError_t last_error;
+
+static int tracing(void)
+{
+    static int t = -1;
+    if (t < 0) {
+        const char *e = getenv("SIMHIP_TRACE");
+        t = e && *e == '1';
+    }
+    return t;
+}
+#define TRACE() do { if (tracing()) fprintf(stderr, "simhip: %s\n", __func__); } while (0)
+
+static hipError_t ret(hipError_t e)
+{
+    if (e != hipSuccess)
+        last_error = e;
+    return e;
+}
+
+static void sim_init(void)
+{
+    void *p = mmap(NULL, APERTURE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "simhip: cannot reserve the device aperture\n");
+        abort();
+    }
+    sim.aperture = sim.aperture_next = (uintptr_t)p;
+    sim.null_stream.magic = STREAM_MAGIC;
+    sim.per_thread_stream.magic = STREAM_MAGIC;
+}
+#define INIT() pthread_once(&sim.once, sim_init)
+
+static int in_aperture(uintptr_t p) { return p >= sim.aperture && p < sim.aperture + APERTURE_SIZE; }
+
+/* ---- objects (lock held) ---- */
+
+static sim_object *find_object(uintptr_t p)
+{
+    for (size_t i = 0; i < sim.n_objects; i++)
+        if (p >= sim.objects[i].base && p - sim.objects[i].base < sim.objects[i].size)
+            return &sim.objects[i];
+    return NULL;
+}
+
+static int add_object(uintptr_t base, size_t size, int kind)
+{
+    if (sim.n_objects == sim.cap_objects) {
+        size_t cap = sim.cap_objects ? sim.cap_objects * 2 : 64;
+        sim_object *grown = realloc(sim.objects, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        sim.objects = grown;
+        sim.cap_objects = cap;
+    }
+    sim.objects[sim.n_objects++] = (sim_object){base, size, kind};
+    return 0;
+}
+
+static void remove_object(sim_object *o) { *o = sim.objects[--sim.n_objects]; }
+
+/* ---- streams ---- */
+
+static sim_stream *stream_of(hipStream_t s)
+{
+    if (s == NULL)
+        return &sim.null_stream;
+    if (s == hipStreamPerThread)
+        return &sim.per_thread_stream;
+    for (sim_stream *l = sim.live_streams; l; l = l->next_live)
+        if ((hipStream_t)l == s)
+            return l;
+    return NULL;
+}
+
+/* Runs one op now.  A side in the device aperture that no live object holds is a GPU fault. */
+static hipError_t execute(const sim_op *op)
+{
+    if (atomic_load(&sim.sticky))
+        return hipErrorIllegalAddress;
+    uintptr_t d = (uintptr_t)op->dst, s = (uintptr_t)op->src;
+    if ((in_aperture(d) && !find_object(d)) || (op->type == OP_COPY && in_aperture(s) && !find_object(s))) {
+        atomic_store(&sim.sticky, hipErrorIllegalAddress);
+        return hipErrorIllegalAddress;
+    }
+    switch (op->type) {
+    case OP_COPY:
+        memmove(op->dst, op->src, op->bytes);
+        break;
+    case OP_MEMSET:
+        for (size_t i = 0; i < op->bytes; i += op->value_size)
+            memcpy((char *)op->dst + i, &op->value, op->value_size);
+        break;
+    case OP_FREE: {
+        sim_object *o = find_object(d);
+        if (o && o->base == d) {
+            madvise((void *)o->base, o->size, MADV_DONTNEED);
+            mprotect((void *)o->base, o->size, PROT_NONE);
+            remove_object(o);
+        }
+        break;
+    }
+    }
+    return hipSuccess;
+}
+
+static hipError_t drain(sim_stream *st)
+{
+    hipError_t worst = hipSuccess;
+    while (st->head) {
+        sim_op *op = st->head;
+        st->head = op->next;
+        hipError_t e = execute(op);
+        if (e != hipSuccess)
+            worst = e;
+        free(op);
+    }
+    st->tail = NULL;
+    return worst;
+}
+
+static hipError_t drain_all(void)
+{
+    hipError_t worst = drain(&sim.null_stream);
+    hipError_t e = drain(&sim.per_thread_stream);
+    if (e != hipSuccess)
+        worst = e;
+    for (sim_stream *l = sim.live_streams; l; l = l->next_live)
+        if ((e = drain(l)) != hipSuccess)
+            worst = e;
+    return atomic_load(&sim.sticky) ? hipErrorIllegalAddress : worst;
+}
+
+static hipError_t enqueue(sim_stream *st, sim_op op)
+{
+    sim_op *q = malloc(sizeof *q);
+    if (!q)
+        return hipErrorOutOfMemory;
+    *q = op;
+    q->next = NULL;
+    if (st->tail)
+        st->tail->next = q;
+    else
+        st->head = q;
+    st->tail = q;
+    return hipSuccess;
+}
+
+/* ---- validation, as ihipMemcpy_validate ---- */
+
+static hipError_t validate_range(uintptr_t p, size_t bytes)
+{
+    sim_object *o = find_object(p);
+    if (o && bytes > o->size - (p - o->base))
+        return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
+static hipError_t validate_copy(void *dst, const void *src, size_t bytes, hipMemcpyKind kind)
+{
+    if (!dst || !src)
+        return hipErrorInvalidValue;
+    if ((unsigned)kind > hipMemcpyDefault)
+        return hipErrorInvalidMemcpyDirection;
+    hipError_t e = validate_range((uintptr_t)src, bytes);
+    return e != hipSuccess ? e : validate_range((uintptr_t)dst, bytes);
+}
+
+static hipError_t do_copy(void *dst, const void *src, size_t bytes, hipMemcpyKind kind, hipStream_t stream, int async)
+{
+    INIT();
+    if (bytes == 0)
+        return hipSuccess;
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e;
+    sim_stream *st = stream_of(stream);
+    if (atomic_load(&sim.sticky))
+        e = hipErrorIllegalAddress;
+    else if (!st)
+        e = hipErrorContextIsDestroyed;
+    else if ((e = validate_copy(dst, src, bytes, kind)) == hipSuccess) {
+        sim_op op = {.type = OP_COPY, .dst = dst, .src = src, .bytes = bytes};
+        if (async)
+            e = enqueue(st, op);
+        else {
+            /* A synchronous copy waits for the work before it (legacy null-stream semantics). */
+            e = st == &sim.null_stream ? drain_all() : drain(st);
+            if (e == hipSuccess)
+                e = execute(&op);
+        }
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+static hipError_t do_memset(void *dst, int value, size_t value_size, size_t bytes, hipStream_t stream, int async)
+{
+    INIT();
+    if (bytes == 0)
+        return hipSuccess;
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e;
+    sim_stream *st = stream_of(stream);
+    if (atomic_load(&sim.sticky))
+        e = hipErrorIllegalAddress;
+    else if (!dst)
+        e = hipErrorInvalidValue;
+    else if (!st)
+        e = hipErrorContextIsDestroyed;
+    else if (!find_object((uintptr_t)dst) && !in_aperture((uintptr_t)dst))
+        e = hipErrorInvalidValue; /* memset needs memory the runtime knows */
+    else if ((e = validate_range((uintptr_t)dst, bytes)) == hipSuccess) {
+        sim_op op = {.type = OP_MEMSET, .dst = dst, .bytes = bytes, .value = value, .value_size = value_size};
+        if (async)
+            e = enqueue(st, op);
+        else if ((e = st == &sim.null_stream ? drain_all() : drain(st)) == hipSuccess)
+            e = execute(&op);
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* ---- allocation ---- */
+
+static hipError_t device_alloc(void **ptr, size_t size, int kind)
+{
+    INIT();
+    if (!ptr)
+        return ret(hipErrorInvalidValue);
+    if (size == 0) {
+        *ptr = NULL;
+        return hipSuccess;
+    }
+    size_t rounded = (size + DEVICE_ALIGN - 1) & ~(DEVICE_ALIGN - 1);
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = hipSuccess;
+    if (sim.aperture_next + rounded > sim.aperture + APERTURE_SIZE) {
+        e = hipErrorOutOfMemory;
+    } else {
+        uintptr_t base = sim.aperture_next;
+        if (mprotect((void *)base, rounded, PROT_READ | PROT_WRITE) != 0 || add_object(base, size, kind) != 0) {
+            e = hipErrorOutOfMemory;
+        } else {
+            sim.aperture_next += rounded;
+            *ptr = (void *)base;
+        }
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { TRACE(); return device_alloc(ptr, size, OBJ_DEVICE); }
+SIM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return device_alloc(ptr, size, OBJ_DEVICE); }
+SIM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return device_alloc(ptr, size, OBJ_MANAGED); }
+SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream) { TRACE(); (void)stream; return device_alloc(ptr, size, OBJ_DEVICE); }
+SIM_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream)
+{
+    TRACE();
+    (void)pool; (void)stream;
+    return device_alloc(ptr, size, OBJ_DEVICE);
+}
+
+SIM_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    TRACE();
+    if (!pitch)
+        return ret(hipErrorInvalidValue);
+    *pitch = (width + 255) & ~(size_t)255;
+    return device_alloc(ptr, *pitch * height, OBJ_DEVICE);
+}
+
+static hipError_t host_alloc(void **ptr, size_t size)
+{
+    INIT();
+    if (!ptr)
+        return ret(hipErrorInvalidValue);
+    void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return ret(hipErrorOutOfMemory);
+    pthread_mutex_lock(&sim.lock);
+    int rc = add_object((uintptr_t)p, size, OBJ_PINNED);
+    pthread_mutex_unlock(&sim.lock);
+    if (rc) {
+        munmap(p, size);
+        return ret(hipErrorOutOfMemory);
+    }
+    *ptr = p;
+    return hipSuccess;
+}
+
+SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return host_alloc(ptr, size); }
+SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { TRACE(); return host_alloc(ptr, size); }
+
+static hipError_t free_kind(void *ptr, int host)
+{
+    INIT();
+    if (!ptr)
+        return hipSuccess;
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = drain_all(); /* hipFree synchronises the device */
+    sim_object *o = find_object((uintptr_t)ptr);
+    if (!o || o->base != (uintptr_t)ptr || (host != (o->kind == OBJ_PINNED))) {
+        e = hipErrorInvalidValue;
+    } else if (host) {
+        munmap((void *)o->base, o->size ? o->size : 1);
+        remove_object(o);
+    } else {
+        sim_op op = {.type = OP_FREE, .dst = ptr};
+        execute(&op);
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipFree(void *ptr) { TRACE(); return free_kind(ptr, 0); }
+SIM_EXPORT hipError_t hipHostFree(void *ptr) { TRACE(); return free_kind(ptr, 1); }
+SIM_EXPORT hipError_t hipFreeHost(void *ptr) { TRACE(); return free_kind(ptr, 1); }
+
+SIM_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+    TRACE();
+    INIT();
+    if (!ptr)
+        return hipSuccess;
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(stream);
+    hipError_t e = st ? enqueue(st, (sim_op){.type = OP_FREE, .dst = ptr}) : hipErrorContextIsDestroyed;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned int flags)
+{
+    TRACE();
+    INIT();
+    (void)flags;
+    if (!host || !size)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = find_object((uintptr_t)host) ? hipErrorHostMemoryAlreadyRegistered
+                   : add_object((uintptr_t)host, size, OBJ_REGISTERED) ? hipErrorOutOfMemory : hipSuccess;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipHostUnregister(void *host)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_object *o = find_object((uintptr_t)host);
+    hipError_t e = hipErrorHostMemoryNotRegistered;
+    if (o && o->base == (uintptr_t)host && o->kind == OBJ_REGISTERED) {
+        remove_object(o);
+        e = hipSuccess;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* ---- copies ---- */
+
+SIM_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k) { TRACE(); return do_copy(dst, src, n, k, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind k) { TRACE(); return do_copy(dst, src, n, k, hipStreamPerThread, 0); }
+SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 0); }
+SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { TRACE(); (void)dd; (void)sd; return do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { TRACE(); (void)dd; (void)sd; return do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
+
+static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                          hipMemcpyKind kind, hipStream_t s, int async)
+{
+    INIT();
+    if (width > dpitch || width > spitch)
+        return ret(hipErrorInvalidPitchValue);
+    if (!width || !height)
+        return hipSuccess;
+    /* Each side must hold its whole pitched extent, as CLR's 2-D validation requires. */
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = validate_copy(dst, src, 1, kind);
+    if (e == hipSuccess)
+        e = validate_range((uintptr_t)src, (height - 1) * spitch + width);
+    if (e == hipSuccess)
+        e = validate_range((uintptr_t)dst, (height - 1) * dpitch + width);
+    pthread_mutex_unlock(&sim.lock);
+    for (size_t row = 0; e == hipSuccess && row < height; row++)
+        e = do_copy((char *)dst + row * dpitch, (const char *)src + row * spitch, width, kind, s, async);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, hipStreamPerThread, 0); }
+SIM_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k, hipStream_t s) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, s, 1); }
+
+/* ---- memset ---- */
+
+SIM_EXPORT hipError_t hipMemset(void *dst, int v, size_t n) { TRACE(); return do_memset(dst, v & 0xff, 1, n, NULL, 0); }
+SIM_EXPORT hipError_t hipMemset_spt(void *dst, int v, size_t n) { TRACE(); return do_memset(dst, v & 0xff, 1, n, hipStreamPerThread, 0); }
+SIM_EXPORT hipError_t hipMemsetAsync(void *dst, int v, size_t n, hipStream_t s) { TRACE(); return do_memset(dst, v & 0xff, 1, n, s, 1); }
+SIM_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t c) { TRACE(); return do_memset(dst, v, 1, c, NULL, 0); }
+SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 1, c, s, 1); }
+SIM_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t c) { TRACE(); return do_memset(dst, v, 2, c * 2, NULL, 0); }
+SIM_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 2, c * 2, s, 1); }
+SIM_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t c) { TRACE(); return do_memset(dst, v, 4, c * 4, NULL, 0); }
+SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 4, c * 4, s, 1); }
+
+/* ---- streams, events, synchronisation ---- */
+
+static hipError_t stream_create(hipStream_t *out)
+{
+    INIT();
+    if (!out)
+        return ret(hipErrorInvalidValue);
+    sim_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return ret(hipErrorOutOfMemory);
+    st->magic = STREAM_MAGIC;
+    pthread_mutex_lock(&sim.lock);
+    st->next_live = sim.live_streams;
+    sim.live_streams = st;
+    pthread_mutex_unlock(&sim.lock);
+    *out = (hipStream_t)st;
+    return hipSuccess;
+}
+
+SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { TRACE(); return stream_create(s); }
+SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { TRACE(); (void)f; return stream_create(s); }
+SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { TRACE(); (void)f; (void)p; return stream_create(s); }
+SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { TRACE(); (void)n; (void)m; return stream_create(s); }
+
+SIM_EXPORT hipError_t hipStreamDestroy(hipStream_t s)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = hipErrorContextIsDestroyed;
+    for (sim_stream **l = &sim.live_streams; *l; l = &(*l)->next_live)
+        if ((hipStream_t)*l == s) {
+            sim_stream *gone = *l;
+            drain(gone);
+            *l = gone->next_live;
+            gone->magic = 0;
+            free(gone);
+            e = hipSuccess;
+            break;
+        }
+    if (s == NULL)
+        e = hipErrorInvalidResourceHandle;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+static hipError_t stream_sync(hipStream_t s)
+{
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : st == &sim.null_stream ? drain_all() : drain(st);
+    if (st && atomic_load(&sim.sticky))
+        e = hipErrorIllegalAddress;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { TRACE(); return stream_sync(s); }
+SIM_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t s) { TRACE(); return stream_sync(s); }
+
+static hipError_t stream_query(hipStream_t s)
+{
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e;
+    if (!st)
+        e = hipErrorContextIsDestroyed;
+    else if (atomic_load(&sim.sticky))
+        e = hipErrorIllegalAddress;
+    else if (st->head) {
+        drain(st); /* "still running": it completes by the next query */
+        e = atomic_load(&sim.sticky) ? hipErrorIllegalAddress : hipErrorNotReady;
+    } else
+        e = hipSuccess;
+    pthread_mutex_unlock(&sim.lock);
+    return e == hipErrorNotReady ? e : ret(e);
+}
+
+SIM_EXPORT hipError_t hipStreamQuery(hipStream_t s) { TRACE(); return stream_query(s); }
+SIM_EXPORT hipError_t hipStreamQuery_spt(hipStream_t s) { TRACE(); return stream_query(s); }
+
+SIM_EXPORT hipError_t hipDeviceSynchronize(void)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = drain_all();
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* Events: a recorded event remembers its stream; synchronising on it drains that stream. */
+typedef struct sim_event { hipStream_t stream; int recorded; } sim_event;
+
+SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *e)
+{
+    TRACE();
+    sim_event *ev = calloc(1, sizeof *ev);
+    if (!e || !ev) { free(ev); return ret(hipErrorInvalidValue); }
+    *e = (hipEvent_t)ev;
+    return hipSuccess;
+}
+SIM_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned f) { (void)f; return hipEventCreate(e); }
+SIM_EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s)
+{
+    TRACE();
+    if (!e) return ret(hipErrorInvalidResourceHandle);
+    ((sim_event *)e)->stream = s;
+    ((sim_event *)e)->recorded = 1;
+    return hipSuccess;
+}
+SIM_EXPORT hipError_t hipEventSynchronize(hipEvent_t e)
+{
+    TRACE();
+    if (!e) return ret(hipErrorInvalidResourceHandle);
+    return ((sim_event *)e)->recorded ? stream_sync(((sim_event *)e)->stream) : hipSuccess;
+}
+SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t e) { TRACE(); free(e); return hipSuccess; }
+
+/* ---- pointers and errors ---- */
+
+SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
+{
+    TRACE();
+    INIT();
+    if (!attr || !ptr)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    sim_object *o = find_object((uintptr_t)ptr);
+    hipError_t e = hipErrorInvalidValue;
+    if (o) {
+        memset(attr, 0, sizeof *attr);
+        attr->memoryType = (o->kind == OBJ_DEVICE || o->kind == OBJ_MANAGED) ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        attr->devicePointer = (void *)ptr;
+        attr->hostPointer = o->kind == OBJ_DEVICE ? NULL : (void *)ptr;
+        attr->isManaged = o->kind == OBJ_MANAGED;
+        e = hipSuccess;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, hipDeviceptr_t ptr)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_object *o = find_object((uintptr_t)ptr);
+    hipError_t e = hipErrorNotFound;
+    if (o) {
+        if (base) *base = (hipDeviceptr_t)o->base;
+        if (size) *size = o->size;
+        e = hipSuccess;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipGetLastError(void)
+{
+    hipError_t e = last_error;
+    last_error = hipSuccess;
+    return e;
+}
+SIM_EXPORT hipError_t hipPeekAtLastError(void) { return last_error; }
+
+SIM_EXPORT const char *hipGetErrorName(hipError_t e)
+{
+    switch (e) {
+#define NAME(x) case x: return #x;
+    NAME(hipSuccess) NAME(hipErrorInvalidValue) NAME(hipErrorOutOfMemory) NAME(hipErrorInvalidMemcpyDirection)
+    NAME(hipErrorIllegalAddress) NAME(hipErrorContextIsDestroyed) NAME(hipErrorInvalidResourceHandle)
+    NAME(hipErrorNotReady) NAME(hipErrorNotFound) NAME(hipErrorInvalidPitchValue)
+    NAME(hipErrorHostMemoryAlreadyRegistered) NAME(hipErrorHostMemoryNotRegistered) NAME(hipErrorInvalidDevice)
+#undef NAME
+    default: return "hipErrorUnknown";
+    }
+}
+
+SIM_EXPORT const char *hipGetErrorString(hipError_t e)
+{
+    switch (e) {
+    case hipSuccess: return "no error";
+    case hipErrorInvalidValue: return "invalid argument";
+    case hipErrorIllegalAddress: return "an illegal memory access was encountered";
+    case hipErrorContextIsDestroyed: return "context is destroyed";
+    case hipErrorOutOfMemory: return "out of memory";
+    default: return hipGetErrorName(e);
+    }
+}
+
+/* ---- device queries a program makes on the way ---- */
+
+SIM_EXPORT hipError_t hipInit(unsigned int flags) { (void)flags; INIT(); return hipSuccess; }
+SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { if (!n) return ret(hipErrorInvalidValue); *n = 1; return hipSuccess; }
+SIM_EXPORT hipError_t hipGetDevice(int *d) { if (!d) return ret(hipErrorInvalidValue); *d = 0; return hipSuccess; }
+SIM_EXPORT hipError_t hipSetDevice(int d) { return d == 0 ? hipSuccess : ret(hipErrorInvalidDevice); }
+SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
+SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
+SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    INIT();
+    if (total) *total = APERTURE_SIZE;
+    if (free_bytes) *free_bytes = sim.aperture + APERTURE_SIZE - sim.aperture_next;
+    return hipSuccess;
+}

@@ -1,0 +1,151 @@
+/* The launcher: runs a program with the hipshadow preload library and the given options.
+ *
+ *   hipshadow [--mode M] [--findings F] [--exitcode N] [--report-path P] [--option k=v]... [--] program args
+ *
+ * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, and execs
+ * the program, so the exit status is the program's own. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef HS_INSTALLED_LIBDIR
+#define HS_INSTALLED_LIBDIR "/usr/local/lib/hipshadow"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hipshadow [options] [--] program [args...]\n"
+            "  --mode warn|block|abort   what to do about an error (default warn)\n"
+            "  --findings PATH           JSON Lines findings file (%%p = pid)\n"
+            "  --exitcode N              exit with N if an error was found\n"
+            "  --report-path PATH        stderr, stdout or a file for the text report\n"
+            "  --option key=value        any option (repeatable); --option help=1 lists them\n"
+            "  --lib PATH                the preload library to use\n"
+            "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
+}
+
+static int die(const char *fmt, const char *what)
+{
+    fprintf(stderr, "hipshadow: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
+static const char *find_library(const char *explicit_lib, char *buf, size_t len)
+{
+    if (explicit_lib)
+        return explicit_lib;
+    const char *env = getenv("HIPSHADOW_LIB");
+    if (env && *env)
+        return env;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *dir = dirname(self);
+        /* build tree: build/tools/hipshadow next to build/src/libhipshadow.so */
+        snprintf(buf, len, "%s/../src/libhipshadow.so", dir);
+        if (access(buf, R_OK) == 0)
+            return buf;
+        snprintf(buf, len, "%s/../lib/hipshadow/libhipshadow.so", dir);
+        if (access(buf, R_OK) == 0)
+            return buf;
+    }
+    snprintf(buf, len, "%s/libhipshadow.so", HS_INSTALLED_LIBDIR);
+    return buf;
+}
+
+static int append(char *opts, size_t cap, const char *key, const char *value)
+{
+    size_t used = strlen(opts);
+    int w = snprintf(opts + used, cap - used, "%s%s%s%s", used ? ":" : "", key ? key : "", key ? "=" : "", value);
+    return w < 0 || (size_t)w >= cap - used ? -1 : 0;
+}
+
+static int is_integer(const char *s)
+{
+    char *end;
+    errno = 0;
+    strtol(s, &end, 10);
+    return *s && !*end && !errno;
+}
+
+int main(int argc, char **argv)
+{
+    static char opts[65536];
+    const char *existing = getenv("HIPSHADOW_OPTIONS");
+    snprintf(opts, sizeof opts, "%s", existing ? existing : "");
+    const char *lib_arg = NULL;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (a[0] != '-')
+            break;
+        if (i + 1 >= argc)
+            return die("'%s' needs a value", a);
+        const char *v = argv[++i];
+        int rc = 0;
+        if (!strcmp(a, "--mode")) {
+            if (strcmp(v, "warn") && strcmp(v, "block") && strcmp(v, "abort"))
+                return die("--mode: '%s' is not one of warn, block, abort", v);
+            rc = append(opts, sizeof opts, "mode", v);
+        } else if (!strcmp(a, "--findings")) {
+            rc = append(opts, sizeof opts, "findings", v);
+        } else if (!strcmp(a, "--exitcode")) {
+            if (!is_integer(v))
+                return die("--exitcode: '%s' is not an integer", v);
+            rc = append(opts, sizeof opts, "exitcode", v);
+        } else if (!strcmp(a, "--report-path")) {
+            rc = append(opts, sizeof opts, "report_path", v);
+        } else if (!strcmp(a, "--option")) {
+            if (!strchr(v, '='))
+                return die("--option: '%s' is not key=value", v);
+            rc = append(opts, sizeof opts, NULL, v);
+        } else if (!strcmp(a, "--lib")) {
+            lib_arg = v;
+        } else {
+            return die("unknown argument '%s'", a);
+        }
+        if (rc)
+            return die("%s: options too long", a);
+    }
+    if (i >= argc)
+        return die("%s", "no program to run");
+
+    char libbuf[PATH_MAX + 64];
+    const char *lib = find_library(lib_arg, libbuf, sizeof libbuf);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "hipshadow: preload library '%s' not found (set HIPSHADOW_LIB or --lib)\n", lib);
+        return 2;
+    }
+    char resolved[PATH_MAX];
+    if (realpath(lib, resolved))
+        lib = resolved;
+    const char *old = getenv("LD_PRELOAD");
+    size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(need);
+    if (!preload)
+        return 2;
+    snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_PRELOAD", preload, 1);
+    setenv("HIPSHADOW_OPTIONS", opts, 1);
+    execvp(argv[i], &argv[i]);
+    fprintf(stderr, "hipshadow: cannot run '%s': %s\n", argv[i], strerror(errno));
+    return 127;
+}
