@@ -14,6 +14,7 @@
 extern bool hs_ready;       /* init.c: set once everything is initialised */
 extern atomic_bool hs_disabled;
 extern atomic_bool hs_used; /* a wrapped call happened: the exit summary is worth printing */
+extern atomic_int hs_pause_depth; /* public_api.c */
 
 /* Set while this thread is inside a wrapper: the runtime's own calls back into wrapped entry
  * points are forwarded without being checked twice. */
@@ -168,6 +169,8 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     switch (c->op) {
     case HS_OP_COPY:
     case HS_OP_MEMSET:
+        if (HS_UNLIKELY(atomic_load_explicit(&hs_pause_depth, memory_order_relaxed) > 0))
+            break;
         gather_memory_facts(c, &st->facts);
         st->n_findings = hs_check_memory_op(c, &st->facts, st->findings, HS_MAX_FINDINGS_PER_CALL);
         break;

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Runs one planted-bug or clean program under the preload on the simulated runtime and checks
+what hipshadow found: the exact multiset of finding kinds, chosen fields of the JSON findings,
+the text report, and the exit status.  Usage: run_case.py CASE (paths come from the environment
+that meson sets: HS_LAUNCHER, HS_CASES, HS_SIMHIP)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CONTRACT_FIELDS = {"kind", "severity", "api", "action", "direction", "dst", "src", "bytes", "alloc",
+                   "overrun", "stream", "stack", "thread", "time_ns"}
+
+SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
+           "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
+
+# name: program, options, expected kinds (exact counts), field checks per kind, text checks, exit status
+CASES = {
+    "seed003_embedding": dict(
+        program="seed003_embedding",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": dict(SEED003, action="forwarded")},
+        stderr_has=["runs 941568 bytes past the end of allocation #1", "offset % 4096 = 3584",
+                    "base + 1976131072", "2519728128 bytes", "the runtime returned hipErrorInvalidValue",
+                    "SUMMARY: hipshadow: 2 findings (2 errors): out-of-bounds=1, runtime-error=1",
+                    "Allocation #1 made by thread", "in main+"],
+        exit=0),
+    "block_mode_never_reaches_runtime": dict(
+        program="seed003_embedding", options="mode=block", env={"SIMHIP_TRACE": "1"},
+        kinds={"out-of-bounds": 1},
+        fields={"out-of-bounds": dict(SEED003, action="blocked")},
+        stderr_has=["simhip: hipMalloc", "action: blocked"],
+        stderr_lacks=["simhip: hipMemcpyDtoH"],
+        stdout_has=["hipMemcpyDtoH returned 1; first host byte 0xab"],
+        exit=0),
+    "abort_mode": dict(
+        program="seed003_embedding", options="mode=abort",
+        kinds={"out-of-bounds": 1}, fields={"out-of-bounds": {"action": "aborted"}},
+        exit=-6),
+    "exitcode_on_error": dict(
+        program="seed003_embedding", options="exitcode=23",
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, exit=23),
+    "exitcode_clean": dict(
+        program="clean_inference_loop", options="exitcode=23", kinds={}, exit=0),
+    "kv_cache_dump": dict(
+        program="kv_cache_dump",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"api": "hipMemcpy", "direction": "D2H", "overrun": 8 * 8 * 128 * 4,
+                                  "alloc.offset": 0, "alloc.size": 8 * 512 * 128 * 4, "alloc.id": 3}},
+        exit=0),
+    "use_after_free": dict(
+        program="use_after_free",
+        kinds={"use-after-free": 1, "runtime-error": 1},
+        fields={"use-after-free": {"api": "hipMemcpy", "alloc.offset": 0, "alloc.size": 1024}},
+        stderr_has=["Freed by thread", "release_scratch+", "which was freed",
+                    "the runtime returned hipErrorIllegalAddress"],
+        exit=0),
+    "destroyed_stream": dict(
+        program="destroyed_stream",
+        kinds={"invalid-stream": 1, "runtime-error": 1},
+        fields={"invalid-stream": {"api": "hipMemcpyAsync"}},
+        stderr_has=["was destroyed before this call", "Stream destroyed by thread"],
+        exit=0),
+    "null_pointer": dict(
+        program="null_pointer",
+        kinds={"null-pointer": 1, "runtime-error": 1},
+        fields={"null-pointer": {"src": "0x0", "alloc": None}},
+        stderr_has=["the source pointer is NULL"],
+        exit=0),
+    "unknown_pointer": dict(
+        program="unknown_pointer",
+        kinds={"unknown-pointer": 1},
+        fields={"unknown-pointer": {"api": "hipMemcpyDtoH", "alloc": None}},
+        stderr_has=["the runtime does not know it either"],
+        exit=0),
+    "direction_mismatch": dict(
+        program="direction_mismatch",
+        kinds={"direction-mismatch": 1},
+        fields={"direction-mismatch": {"direction": "D2H", "severity": "error"}},
+        stderr_has=["but its destination", "is device memory, not host memory"],
+        exit=0),
+    "pinned_too_small": dict(
+        program="pinned_too_small",
+        kinds={"host-out-of-bounds": 1, "runtime-error": 1},
+        fields={"host-out-of-bounds": {"overrun": 3072, "alloc.size": 1024}},
+        stderr_has=["pinned host memory"],
+        exit=0),
+    "host_readonly_and_unmapped": dict(
+        program="host_readonly", options="mode=block",
+        kinds={"host-out-of-bounds": 2},
+        fields={"host-out-of-bounds": {"action": "blocked", "alloc": None}},
+        stderr_has=["is not accessible at", "is not mapped at"],
+        exit=0),
+    "memset_default_double_free": dict(
+        program="memset_and_free",
+        kinds={"out-of-bounds": 2, "invalid-free": 1, "runtime-error": 3},
+        fields={"invalid-free": {"api": "hipFree"}},
+        field_sets={"out-of-bounds": [{"api": "hipMemsetD32", "overrun": 1024, "alloc.offset": 1024},
+                                      {"api": "hipMemcpy", "direction": "D2H", "overrun": 104}]},
+        stderr_has=["was already freed (double free)", "hipMemcpyDefault: direction taken from the shadow map"],
+        exit=0),
+    "clean_seed000_pool": dict(
+        program="clean_seed000_pool", kinds={},
+        stdout_has=["read back in 5 chunks: 0 mismatches"],
+        stderr_has=["SUMMARY: hipshadow: 0 findings (0 errors)"], exit=0),
+    "clean_inference_loop": dict(
+        program="clean_inference_loop", kinds={}, stdout_has=["clean loop done"], exit=0),
+    "threads_no_findings_no_deadlock": dict(
+        program="threads", kinds={}, stdout_has=["8 threads x 2000 cycles: 0 threads saw wrong data"], exit=0),
+    "fork_child_own_findings": dict(
+        program="fork_child", per_process=True,
+        kinds={"out-of-bounds": 2, "runtime-error": 2}, processes=2, exit=0),
+    "dlopen_rtld_local": dict(
+        program="dlopen_host", args=["@CASES@/libdlopen_ext.so"],
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 128}}, exit=0),
+    "suppressions": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/supp", files={"supp": "# known\nout-of-bounds:main\n"},
+        kinds={"runtime-error": 1}, exit=0),
+    "bad_options_named": dict(
+        program="clean_inference_loop", options="bogus=1:mode=loud:quarantine=12q:help=1",
+        kinds={}, stdout_has=["clean loop done"],
+        stderr_has=["unknown option 'bogus'", "option 'mode': bad value 'loud'",
+                    "option 'quarantine': bad value '12q'", "  print_limit", "  suppressions"],
+        exit=0),
+    "report_path_file": dict(
+        program="kv_cache_dump", options="report_path=@TMP@/report.%p.txt",
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, report_file_has=["ERROR: hipshadow: out-of-bounds"],
+        stderr_lacks=["ERROR: hipshadow"], exit=0),
+    "pause_resume": dict(
+        program="pause_resume",
+        kinds={"out-of-bounds": 1, "runtime-error": 2},
+        fields={"out-of-bounds": {"overrun": 128, "bytes": 256}}, stdout_has=["pause/resume done"], exit=0),
+    "public_api_without_preload": dict(
+        program="pause_resume", no_preload=True, kinds={}, stdout_has=["pause/resume done"],
+        stderr_lacks=["hipshadow"], exit=0),
+}
+
+
+def get(obj, dotted):
+    for part in dotted.split("."):
+        obj = obj[part] if obj is not None else None
+    return obj
+
+
+def main():
+    name = sys.argv[1]
+    case = CASES[name]
+    launcher, cases_dir, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for fname, text in case.get("files", {}).items():
+            with open(os.path.join(tmp, fname), "w") as f:
+                f.write(text)
+        findings = os.path.join(tmp, "findings.%p.json")
+        opts = ["--findings", findings]
+        for kv in filter(None, case.get("options", "").replace("@TMP@", tmp).split(":")):
+            opts += ["--option", kv]
+        args = [a.replace("@CASES@", cases_dir) for a in case.get("args", [])]
+        env = dict(os.environ, LD_LIBRARY_PATH=simhip, **case.get("env", {}))
+        env.pop("HIPSHADOW_OPTIONS", None)
+        cmd = [launcher] + opts + ["--", os.path.join(cases_dir, case["program"])] + args
+        if case.get("no_preload"):
+            cmd = cmd[cmd.index("--") + 1:]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        print(proc.stdout)
+        print(proc.stderr, file=sys.stderr)
+
+        files = sorted(f for f in os.listdir(tmp) if f.startswith("findings."))
+        records = []
+        for fname in files:
+            with open(os.path.join(tmp, fname)) as f:
+                for line in f:
+                    records.append(json.loads(line))
+        if case.get("processes") and len(files) != case["processes"]:
+            failures.append(f"expected {case['processes']} findings files (one per process), got {files}")
+
+        got = {}
+        for r in records:
+            got[r["kind"]] = got.get(r["kind"], 0) + 1
+            if set(r) != CONTRACT_FIELDS:
+                failures.append(f"fields {sorted(set(r) ^ CONTRACT_FIELDS)} differ from the contract")
+        if got != case["kinds"]:
+            failures.append(f"kinds: expected {case['kinds']}, got {got}")
+        for kind, expect in case.get("fields", {}).items():
+            for r in (r for r in records if r["kind"] == kind):
+                for key, want in expect.items():
+                    if get(r, key) != want:
+                        failures.append(f"{kind}.{key}: expected {want!r}, got {get(r, key)!r}")
+        for kind, alternatives in case.get("field_sets", {}).items():
+            rows = [r for r in records if r["kind"] == kind]
+            for expect in alternatives:
+                if not any(all(get(r, k) == v for k, v in expect.items()) for r in rows):
+                    failures.append(f"no {kind} finding matches {expect}")
+        for r in records:
+            if r["kind"] != "leak" and not r["stack"]:
+                failures.append(f"{r['kind']} has no stack")
+        for text in case.get("stderr_has", []):
+            if text not in proc.stderr:
+                failures.append(f"stderr lacks {text!r}")
+        for text in case.get("stderr_lacks", []):
+            if text in proc.stderr:
+                failures.append(f"stderr has {text!r}")
+        for text in case.get("stdout_has", []):
+            if text not in proc.stdout:
+                failures.append(f"stdout lacks {text!r}")
+        if "report_file_has" in case:
+            reports = [f for f in os.listdir(tmp) if f.startswith("report.")]
+            content = "".join(open(os.path.join(tmp, f)).read() for f in reports)
+            for text in case["report_file_has"]:
+                if text not in content:
+                    failures.append(f"report file lacks {text!r}")
+        if proc.returncode != case["exit"]:
+            failures.append(f"exit status: expected {case['exit']}, got {proc.returncode}")
+
+    for f in failures:
+        print("FAIL:", f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+/* The rules, one fact pattern at a time, with seed 003's numbers where they apply. */
+#include "../../src/core/check.h"
+#include "unit.h"
+
+#include <string.h>
+
+static hs_side device_side(uintptr_t base, size_t size, size_t offset, size_t extent)
+{
+    return (hs_side){.ptr = base + offset, .extent = extent, .where = HS_WHERE_LIVE,
+                     .alloc = {.base = base, .size = size, .kind = HS_MEM_DEVICE, .id = 1}};
+}
+
+static hs_side host_side(uintptr_t p, size_t extent)
+{
+    return (hs_side){.ptr = p, .extent = extent, .where = HS_WHERE_NONE, .host_checked = true};
+}
+
+static int run(const hs_call *c, hs_facts *f, hs_finding *out)
+{
+    if (f->dir == 0 && c->op == HS_OP_COPY)
+        f->dir = hs_effective_direction(c->dir, &f->dst, &f->src);
+    return hs_check_memory_op(c, f, out, HS_MAX_FINDINGS_PER_CALL);
+}
+
+static void test_seed003_out_of_bounds(void)
+{
+    const size_t arena = 2519728128ull, offset = 1976131072ull, bytes = 544538624ull;
+    hs_call c = {.op = HS_OP_COPY, .bytes = bytes, .dir = HS_DIR_D2H};
+    hs_facts f = {.src = device_side(0x7fe70fe00000, arena, offset, bytes), .dst = host_side(0x1000, bytes)};
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_OUT_OF_BOUNDS);
+    CHECK_EQ(out[0].side, HS_SIDE_SRC);
+    CHECK_EQ(out[0].overrun, 941568);
+    CHECK_EQ(out[0].severity, HS_SEV_ERROR);
+}
+
+static void test_interior_in_bounds_is_clean(void)
+{
+    /* seed 000: 128 MiB chunks at interior offsets of a 1 GiB pool */
+    hs_call c = {.op = HS_OP_COPY, .bytes = 128u << 20, .dir = HS_DIR_D2H};
+    hs_facts f = {.src = device_side(0x7a127b000000, 1u << 30, 126656512, 128u << 20), .dst = host_side(0x1000, 128u << 20)};
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 0);
+    /* ending exactly at the end is fine too */
+    f.src = device_side(0x7a127b000000, 1u << 30, (1u << 30) - 4096, 4096);
+    c.bytes = 4096;
+    f.dst.extent = 4096;
+    CHECK_EQ(run(&c, &f, out), 0);
+}
+
+static void test_freed_unknown_null(void)
+{
+    hs_call c = {.op = HS_OP_COPY, .bytes = 64, .dir = HS_DIR_D2H};
+    hs_facts f = {.src = device_side(0x5000, 4096, 0, 64), .dst = host_side(0x1000, 64)};
+    f.src.where = HS_WHERE_FREED;
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_USE_AFTER_FREE);
+
+    f.src = (hs_side){.ptr = 0x5000, .extent = 64, .where = HS_WHERE_NONE};
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_UNKNOWN_POINTER);
+
+    f.src.runtime_known = true; /* known to the runtime, in bounds: clean */
+    f.src.alloc = (hs_span){.base = 0x5000, .size = 64, .kind = HS_MEM_EXTERNAL_DEVICE};
+    CHECK_EQ(run(&c, &f, out), 0);
+
+    f.src = (hs_side){0};
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_NULL_POINTER);
+    CHECK_EQ(out[0].side, HS_SIDE_SRC);
+}
+
+static void test_direction_mismatch(void)
+{
+    hs_call c = {.op = HS_OP_COPY, .bytes = 64, .dir = HS_DIR_D2H};
+    hs_facts f = {.src = device_side(0x5000, 4096, 0, 64), .dst = device_side(0x9000, 4096, 0, 64), .dir = HS_DIR_D2H};
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_DIRECTION_MISMATCH);
+    CHECK_EQ(out[0].side, HS_SIDE_DST);
+    CHECK_EQ(out[0].severity, HS_SEV_ERROR);
+
+    /* pinned host memory where device memory was stated: works on the GPU, so a warning */
+    f.dst = host_side(0x1000, 64);
+    f.src.alloc.kind = HS_MEM_PINNED_HOST;
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_DIRECTION_MISMATCH);
+    CHECK_EQ(out[0].severity, HS_SEV_WARNING);
+}
+
+static void test_host_side(void)
+{
+    hs_call c = {.op = HS_OP_COPY, .bytes = 4096, .dir = HS_DIR_D2H};
+    hs_facts f = {.src = device_side(0x5000, 8192, 0, 4096), .dst = host_side(0x1000, 4096), .dir = HS_DIR_D2H};
+    f.dst.host.status = HS_HOST_NO_ACCESS;
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_HOST_OUT_OF_BOUNDS);
+    CHECK_EQ(out[0].side, HS_SIDE_DST);
+
+    /* a pinned buffer too small for the copy */
+    f.dst = (hs_side){.ptr = 0x700000, .extent = 4096, .where = HS_WHERE_LIVE,
+                      .alloc = {.base = 0x700000, .size = 1024, .kind = HS_MEM_PINNED_HOST}};
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_HOST_OUT_OF_BOUNDS);
+    CHECK_EQ(out[0].overrun, 3072);
+}
+
+static void test_default_direction_and_streams(void)
+{
+    hs_side dev = device_side(0x5000, 4096, 0, 64), host = host_side(0x1000, 64);
+    CHECK_EQ(hs_effective_direction(HS_DIR_DEFAULT, &host, &dev), HS_DIR_D2H);
+    CHECK_EQ(hs_effective_direction(HS_DIR_DEFAULT, &dev, &host), HS_DIR_H2D);
+    CHECK_EQ(hs_effective_direction(HS_DIR_DEFAULT, &dev, &dev), HS_DIR_D2D);
+    CHECK_EQ(hs_effective_direction(HS_DIR_DEFAULT, &host, &host), HS_DIR_H2H);
+    CHECK_EQ(hs_effective_direction(HS_DIR_H2D, &host, &dev), HS_DIR_H2D); /* stated wins */
+
+    hs_call c = {.op = HS_OP_COPY, .bytes = 64, .dir = HS_DIR_D2H, .has_stream = true, .stream = 0x1234};
+    hs_facts f = {.src = dev, .dst = host, .stream_state = HS_STREAM_DESTROYED};
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_INVALID_STREAM);
+
+    c.bytes = 0; /* zero bytes: only the stream is checked */
+    f.stream_state = HS_STREAM_OK;
+    f.src.where = HS_WHERE_FREED;
+    CHECK_EQ(run(&c, &f, out), 0);
+}
+
+static void test_memset(void)
+{
+    hs_call c = {.op = HS_OP_MEMSET, .bytes = 5000};
+    hs_facts f = {.dst = device_side(0x5000, 4096, 0, 5000)};
+    hs_finding out[4];
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_OUT_OF_BOUNDS);
+    CHECK_EQ(out[0].overrun, 904);
+    f.dst.extent = 4096;
+    c.bytes = 4096;
+    CHECK_EQ(run(&c, &f, out), 0);
+}
+
+int main(void)
+{
+    CHECK(!strcmp(hs_kind_name(HS_KIND_OUT_OF_BOUNDS), "out-of-bounds"));
+    CHECK(!strcmp(hs_kind_name(HS_KIND_RUNTIME_ERROR), "runtime-error"));
+    test_seed003_out_of_bounds();
+    test_interior_in_bounds_is_clean();
+    test_freed_unknown_null();
+    test_direction_mismatch();
+    test_host_side();
+    test_default_direction_and_streams();
+    test_memset();
+    return UNIT_DONE();
+}
