@@ -135,6 +135,11 @@ CASES = {
     "public_api_without_preload": dict(
         program="pause_resume", no_preload=True, kinds={}, stdout_has=["pause/resume done"],
         stderr_lacks=["hipshadow"], exit=0),
+    "unwrapped_alloc_asks_runtime": dict(
+        program="unwrapped_alloc",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
+        stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
 }
 
 

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -99,14 +100,29 @@ static void sim_init(void)
 
 static int in_aperture(uintptr_t p) { return p >= sim.aperture && p < sim.aperture + APERTURE_SIZE; }
 
-/* ---- objects (lock held) ---- */
+/* ---- objects (lock held): sorted by base, like CLR's memory-object map ---- */
+
+/* Index of the first object whose base is > p. */
+static size_t upper_bound(uintptr_t p)
+{
+    size_t lo = 0, hi = sim.n_objects;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sim.objects[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 static sim_object *find_object(uintptr_t p)
 {
-    for (size_t i = 0; i < sim.n_objects; i++)
-        if (p >= sim.objects[i].base && p - sim.objects[i].base < sim.objects[i].size)
-            return &sim.objects[i];
-    return NULL;
+    size_t i = upper_bound(p);
+    if (i == 0)
+        return NULL;
+    sim_object *o = &sim.objects[i - 1];
+    return p - o->base < o->size ? o : NULL;
 }
 
 static int add_object(uintptr_t base, size_t size, int kind)
@@ -119,11 +135,19 @@ static int add_object(uintptr_t base, size_t size, int kind)
         sim.objects = grown;
         sim.cap_objects = cap;
     }
-    sim.objects[sim.n_objects++] = (sim_object){base, size, kind};
+    size_t at = upper_bound(base);
+    memmove(&sim.objects[at + 1], &sim.objects[at], (sim.n_objects - at) * sizeof *sim.objects);
+    sim.objects[at] = (sim_object){base, size, kind};
+    sim.n_objects++;
     return 0;
 }
 
-static void remove_object(sim_object *o) { *o = sim.objects[--sim.n_objects]; }
+static void remove_object(sim_object *o)
+{
+    size_t at = (size_t)(o - sim.objects);
+    memmove(o, o + 1, (sim.n_objects - at - 1) * sizeof *o);
+    sim.n_objects--;
+}
 
 /* ---- streams ---- */
 
@@ -431,7 +455,16 @@ SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMem
 SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 0); }
 SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
 SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
-SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, NULL, 0); }
+/* Like some runtime builds, hipMemcpyDtoH goes through the exported hipMemcpy: with hipshadow
+ * preloaded that lands in its wrapper again, which the re-entrancy guard must forward unchecked. */
+SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
+{
+    TRACE();
+    static hipError_t (*exported_memcpy)(void *, const void *, size_t, hipMemcpyKind);
+    if (!exported_memcpy)
+        *(void **)&exported_memcpy = dlsym(RTLD_DEFAULT, "hipMemcpy");
+    return exported_memcpy(dst, src, n, hipMemcpyDeviceToHost);
+}
 SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1); }
 SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0); }
 SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1); }
