@@ -1,6 +1,7 @@
 /* The launcher: runs a program with the hipshadow preload library and the given options.
  *
  *   hipshadow [--mode M] [--findings F] [--exitcode N] [--report-path P] [--option k=v]... [--] program args
+ *   hipshadow report [--format F] [--output FILE] LOG...     (runs hipshadow-report)
  *
  * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, and execs
  * the program, so the exit status is the program's own. */
@@ -21,11 +22,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hipshadow [options] [--] program [args...]\n"
+            "       hipshadow report [--format text|json|csv|perfetto|html|sarif|junit] [--output FILE] LOG...\n"
             "  --mode warn|block|abort   what to do about an error (default warn)\n"
             "  --findings PATH           JSON Lines findings file (%%p = pid)\n"
             "  --exitcode N              exit with N if an error was found\n"
             "  --report-path PATH        stderr, stdout or a file for the text report\n"
             "  --option key=value        any option (repeatable); --option help=1 lists them\n"
+            "  --log PATH                post-mortem log (%%p pid, %%h host, %%e executable, %%r rank)\n"
             "  --lib PATH                the preload library to use\n"
             "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
 }
@@ -78,8 +81,33 @@ static int is_integer(const char *s)
     return *s && !*end && !errno;
 }
 
+/* `hipshadow report ...`: the reader lives beside the launcher (build tree: report/). */
+static int run_report(char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *dir = dirname(self);
+        const char *candidates[] = {"report/hipshadow-report", "hipshadow-report"};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, candidates[i]);
+            if (access(path, X_OK) == 0) {
+                argv[0] = path;
+                execv(path, argv);
+            }
+        }
+    }
+    argv[0] = "hipshadow-report";
+    execvp(argv[0], argv);
+    fprintf(stderr, "hipshadow: cannot run hipshadow-report: %s\n", strerror(errno));
+    return 127;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        return run_report(argv + 1);
     static char opts[65536];
     const char *existing = getenv("HIPSHADOW_OPTIONS");
     snprintf(opts, sizeof opts, "%s", existing ? existing : "");
@@ -111,6 +139,8 @@ int main(int argc, char **argv)
             if (!is_integer(v))
                 return die("--exitcode: '%s' is not an integer", v);
             rc = append(opts, sizeof opts, "exitcode", v);
+        } else if (!strcmp(a, "--log")) {
+            rc = append(opts, sizeof opts, "log", v);
         } else if (!strcmp(a, "--report-path")) {
             rc = append(opts, sizeof opts, "report_path", v);
         } else if (!strcmp(a, "--option")) {

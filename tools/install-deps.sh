@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Installs what hipshadow needs to build and test on Debian/Ubuntu: the compiler, meson, the
-# real HIP headers (libamdhip64-dev), libunwind and uthash.  Safe to run again.
+# Installs what hipshadow needs on Debian/Ubuntu: the compiler, meson, the real HIP headers
+# (libamdhip64-dev), libunwind, uthash and elfutils' libdw.  With --test, also what the tests
+# use: clang (the libFuzzer smoke of the log reader) and chromium (the HTML report is rendered).
+# Safe to run again.
 set -euo pipefail
-packages=(gcc meson ninja-build pkg-config python3 libamdhip64-dev libunwind-dev uthash-dev)
+packages=(gcc meson ninja-build pkg-config python3 libamdhip64-dev libunwind-dev uthash-dev libdw-dev)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(clang chromium)
+fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else

@@ -3,6 +3,6 @@
 # with the line "N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/install-deps.sh
+bash tools/install-deps.sh --test
 bash tools/build.sh
 exec bash tests/run.sh build

@@ -2,7 +2,7 @@
 
 static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
 #define HS_KIND(id, name, sev) [HS_KIND_##id] = {name, sev},
-#include "kinds.inc"
+#include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
 };
 

@@ -12,7 +12,7 @@ typedef enum hs_severity { HS_SEV_INFO, HS_SEV_WARNING, HS_SEV_ERROR } hs_severi
 
 typedef enum hs_kind {
 #define HS_KIND(id, name, sev) HS_KIND_##id,
-#include "kinds.inc"
+#include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
     HS_KIND_COUNT
 } hs_kind;

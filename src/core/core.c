@@ -2,6 +2,7 @@
 #include "core.h"
 #include "frontend.h"
 #include "hostmem.h"
+#include "record.h"
 #include "report.h"
 #include "shadow.h"
 #include "stacks.h"
@@ -109,6 +110,7 @@ static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs
         .result = result, .earlier = st->findings, .n_earlier = fi->kind == HS_KIND_RUNTIME_ERROR ? st->n_findings : 0,
         .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(),
     };
+    hs_record_finding(&e, st);
     hs_report_finding(&e);
 }
 
@@ -166,11 +168,14 @@ static void before_free(const hs_call *c, hs_call_state *st)
 hs_decision hs_before(const hs_call *c, hs_call_state *st)
 {
     memset(st, 0, sizeof *st);
+    bool paused = false;
     switch (c->op) {
     case HS_OP_COPY:
     case HS_OP_MEMSET:
-        if (HS_UNLIKELY(atomic_load_explicit(&hs_pause_depth, memory_order_relaxed) > 0))
+        if (HS_UNLIKELY(atomic_load_explicit(&hs_pause_depth, memory_order_relaxed) > 0)) {
+            paused = true;
             break;
+        }
         gather_memory_facts(c, &st->facts);
         st->n_findings = hs_check_memory_op(c, &st->facts, st->findings, HS_MAX_FINDINGS_PER_CALL);
         break;
@@ -202,10 +207,11 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     /* A blocked free must not leave the allocation in quarantine. */
     if (st->decision != HS_FORWARD && st->released)
         hs_shadow_restore(&st->freed);
+    hs_record_before(c, st, paused);
     return st->decision;
 }
 
-static void after_alloc(const hs_call *c)
+static void after_alloc(const hs_call *c, hs_call_state *st)
 {
     uintptr_t base = c->register_ptr ? c->register_ptr : (c->out_ptr ? (uintptr_t)*c->out_ptr : 0);
     if (!base)
@@ -217,18 +223,22 @@ static void after_alloc(const hs_call *c)
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
+    st->allocated = s;
 }
 
 void hs_after(const hs_call *c, hs_call_state *st, int result)
 {
-    if (st->decision != HS_FORWARD)
+    if (st->decision != HS_FORWARD) {
+        hs_record_after(c, st, result);
         return;
+    }
     bool failed = hs_frontend_active.is_failure(result);
     if (!failed) {
         if (c->op == HS_OP_ALLOC)
-            after_alloc(c);
+            after_alloc(c, st);
         else if (c->op == HS_OP_STREAM_CREATE && c->out_stream)
-            hs_stream_created(*(uintptr_t *)c->out_stream, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+            hs_stream_created(*(uintptr_t *)c->out_stream, st->stack = hs_stack_capture(), hs_thread_id(), hs_now_ns());
+        hs_record_after(c, st, result);
         return;
     }
     if (st->released)
@@ -244,9 +254,12 @@ void hs_after(const hs_call *c, hs_call_state *st, int result)
             fi.side = st->findings[i].side;
             break;
         }
-    if (suppressed(c, st, fi.kind))
+    bool silenced = suppressed(c, st, fi.kind);
+    if (!silenced)
+        report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
+    hs_record_after(c, st, result);
+    if (silenced)
         return;
-    report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
     if (hs_opts()->mode == HS_MODE_ABORT) {
         hs_report_flush();
         abort();

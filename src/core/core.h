@@ -14,7 +14,12 @@ typedef struct hs_call_state {
     uint32_t stack;           /* captured only when something is reported */
     hs_span freed;            /* HS_OP_FREE: what was released before forwarding */
     bool released;
+    hs_span allocated;        /* HS_OP_ALLOC: what was registered after the call */
     hs_decision decision;
+    /* post-mortem log */
+    uint64_t start_ns;
+    void *log_record;         /* the pending copy/memset record, patched after the call */
+    uint32_t first_finding;
 } hs_call_state;
 
 /* False when the wrapper must forward untouched: re-entered from the runtime, tool disabled. */

@@ -7,7 +7,9 @@
 
 typedef struct hs_frontend {
     const char *runtime;                 /* "HIP", "CUDA" */
+    int runtime_id;                      /* 1 HIP, 2 CUDA (the log header's `runtime`) */
     const char *const *api_names;        /* indexed by hs_call.api */
+    int n_apis;
     const char *(*error_name)(int code);
     bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
     int block_code;                      /* what a blocked call returns: the invalid-value error */

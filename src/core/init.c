@@ -4,6 +4,7 @@
 #include "core.h"
 #include "frontend.h"
 #include "hostmem.h"
+#include "log.h"
 #include "options.h"
 #include "report.h"
 #include "shadow.h"
@@ -40,6 +41,7 @@ static void child_after_fork(void)
     hs_hostmem_after_fork();
     hs_stacks_after_fork();
     hs_report_after_fork();
+    hs_log_after_fork();
 }
 
 static void init_once_body(void)
@@ -62,6 +64,7 @@ static void init_once_body(void)
     }
     hs_report_init(&options);
     hs_policy_init(&options);
+    hs_log_open(&options, hs_frontend_active.api_names, hs_frontend_active.n_apis, hs_frontend_active.runtime_id);
     if (pthread_atfork(NULL, NULL, child_after_fork) != 0) {
         hs_disable("pthread_atfork failed");
         return;
@@ -97,5 +100,6 @@ __attribute__((destructor)) static void hs_destructor(void)
         return;
     if (options.detect_leaks)
         hs_shadow_foreach_live(report_leak, NULL);
+    hs_log_close();
     hs_policy_at_exit();
 }

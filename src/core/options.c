@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "options.h"
 
 #include <ctype.h>
@@ -157,4 +158,23 @@ void hs_options_print(const hs_options *o, FILE *out)
 #include "options.inc"
 #undef HS_OPTION
     fprintf(out, "\n");
+}
+
+void hs_options_format(const hs_options *o, char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+    if (!f) {
+        if (len)
+            buf[0] = 0;
+        return;
+    }
+    const char *sep = "";
+#define HS_OPTION(type, name, def, help) \
+    fprintf(f, "%s%s=", sep, #name);      \
+    print_value_##type(f, o->name);       \
+    sep = ":";
+#include "options.inc"
+#undef HS_OPTION
+    fclose(f);
+    buf[len - 1] = 0;
 }

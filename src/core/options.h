@@ -26,6 +26,8 @@ void hs_options_defaults(hs_options *o);
 int hs_options_parse(hs_options *o, const char *text, FILE *warn);
 void hs_options_print_help(const hs_options *defaults, FILE *out);
 void hs_options_print(const hs_options *o, FILE *out);
+/* "key=value:key=value" of every option, into buf (for the log header). */
+void hs_options_format(const hs_options *o, char *buf, size_t len);
 const char *hs_mode_name(hs_mode m);
 
 #endif

@@ -76,6 +76,8 @@ static const hs_side *side_of(const hs_event *e, hs_side_id id)
     return id == HS_SIDE_DST ? &e->facts->dst : id == HS_SIDE_SRC ? &e->facts->src : NULL;
 }
 
+static bool side_has_alloc(const hs_side *s) { return s && (s->where != HS_WHERE_NONE || s->runtime_known); }
+
 /* The side whose allocation a finding is about: the faulting side, else the device side. */
 static const hs_side *subject_side(const hs_event *e)
 {
@@ -94,7 +96,12 @@ static const hs_side *subject_side(const hs_event *e)
     return NULL;
 }
 
-static bool side_has_alloc(const hs_side *s) { return s && (s->where != HS_WHERE_NONE || s->runtime_known); }
+
+const hs_side *hs_report_subject(const hs_event *e)
+{
+    const hs_side *s = subject_side(e);
+    return side_has_alloc(s) ? s : NULL;
+}
 
 static const char *side_name(hs_side_id id) { return id == HS_SIDE_DST ? "destination" : "source"; }
 

@@ -27,6 +27,8 @@ void hs_report_finding(const hs_event *e);
 /* Exit: "SUMMARY: hipshadow: ..." with counts by kind. */
 void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors);
 const char *hs_action_name(hs_action a);
+/* The side whose allocation a finding is about (NULL if none has one). */
+const hs_side *hs_report_subject(const hs_event *e);
 /* Opens "%p"-templated paths: pid is substituted. Returns an fd or -1. */
 int hs_open_template(const char *template, int flags);
 void hs_report_flush(void);

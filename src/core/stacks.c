@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "stacks.h"
+#include "log.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -105,6 +106,7 @@ static uint32_t depot_put(const uintptr_t *frames, int n)
         HASH_ADD(hh, depot.by_hash, hash, sizeof e->hash, e);
     }
     id = e->id;
+    hs_log_write_stack(id, frames, n);
 out:
     pthread_mutex_unlock(&depot.lock);
     return id;

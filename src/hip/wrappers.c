@@ -167,7 +167,9 @@ static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 
 const hs_frontend hs_frontend_active = {
     .runtime = "HIP",
+    .runtime_id = 1,
     .api_names = api_names,
+    .n_apis = HS_HIP_API_COUNT,
     .error_name = hip_error_name,
     .is_failure = hip_is_failure,
     .block_code = hipErrorInvalidValue,

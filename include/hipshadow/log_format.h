@@ -1,0 +1,243 @@
+/* hipshadow's post-mortem log: the on-disk format, shared by the recorder (src/core/log.c)
+ * and the offline reader (tools/report).  Versioned; every field fixed-width little-endian.
+ *
+ * A log file is
+ *   [file header, HS_LOG_HEADER_BYTES]
+ *   [event ring: ring_chunks chunks]          (ring mode; absent in full mode)
+ *   [growing area: chunk after chunk]         (metadata chunks; in full mode events too)
+ * Every chunk is HS_LOG_CHUNK_BYTES: a chunk header, then records back to back.  A chunk has
+ * one writer (a thread for events, the metadata lock for metadata), which stores `used` after
+ * each complete record, so a reader after SIGKILL sees whole records only.  Chunks are ordered
+ * by `seq`; in ring mode the oldest event chunks are overwritten first.  Metadata (modules and
+ * the stack depot) is never overwritten, so every surviving event can be symbolized. */
+#ifndef HIPSHADOW_LOG_FORMAT_H
+#define HIPSHADOW_LOG_FORMAT_H
+
+#include <stdint.h>
+
+/* Read as a little-endian uint32 it is 'HSLG'; 0x474c5348 means the file's byte order is swapped. */
+#define HS_LOG_MAGIC 0x48534c47u
+#define HS_LOG_MAGIC_SWAPPED 0x474c5348u
+#define HS_LOG_CHUNK_MAGIC 0x4b4e4843u /* 'CHNK' */
+#define HS_LOG_FORMAT_VERSION 1
+#define HS_LOG_HEADER_BYTES 8192u
+#define HS_LOG_CHUNK_BYTES 65536u
+
+enum { HS_LOG_FLAG_FULL = 1 }; /* every event kept: no ring */
+
+enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
+
+/* Every record type, once: HS_LOG_RECORD(ENUM, number, version, struct name). */
+#define HS_LOG_RECORDS(X)                                 \
+    X(MODULE, 1, 1, hs_log_module)                        \
+    X(STACK, 2, 1, hs_log_stack)                          \
+    X(ALLOC, 3, 1, hs_log_alloc)                          \
+    X(FREE, 4, 1, hs_log_free)                            \
+    X(COPY, 5, 1, hs_log_copy)                            \
+    X(MEMSET, 6, 1, hs_log_copy)                          \
+    X(SYNC, 7, 1, hs_log_sync)                            \
+    X(STREAM, 8, 1, hs_log_stream)                        \
+    X(EVENT, 9, 1, hs_log_event)                          \
+    X(FINDING, 10, 1, hs_log_finding)                     \
+    X(API_NAME, 11, 1, hs_log_api_name)
+
+enum hs_log_record_type {
+#define HS_LOG_ENUM(id, num, ver, type) HS_LOG_##id = num,
+    HS_LOG_RECORDS(HS_LOG_ENUM)
+#undef HS_LOG_ENUM
+    HS_LOG_RECORD_TYPES = 12
+};
+
+#pragma pack(push, 1)
+
+typedef struct hs_log_file_header {
+    uint32_t magic;
+    uint16_t format_version;
+    uint16_t header_bytes;
+    uint32_t chunk_bytes;
+    uint32_t flags;                 /* HS_LOG_FLAG_* */
+    uint64_t ring_offset;           /* file offset of the event ring */
+    uint64_t ring_chunks;           /* 0 in full mode */
+    uint64_t growing_offset;        /* file offset of the growing area */
+    uint64_t start_time_ns;         /* CLOCK_REALTIME */
+    uint32_t pid;
+    uint32_t parent_pid;
+    int32_t rank;                   /* -1 when unknown */
+    uint32_t runtime;               /* 1 HIP, 2 CUDA */
+    uint8_t record_versions[32];    /* version of each record type, by type number */
+    char host[64];
+    char executable[512];
+    char command_line[2048];
+    char options[2048];
+} hs_log_file_header;
+
+typedef struct hs_log_chunk_header {
+    uint32_t magic;                 /* HS_LOG_CHUNK_MAGIC */
+    uint16_t kind;                  /* HS_LOG_CHUNK_EVENTS / _META */
+    uint16_t reserved;
+    uint64_t seq;                   /* reservation order, across all chunks of the file */
+    uint32_t thread;
+    uint32_t used;                  /* bytes of complete records after this header */
+} hs_log_chunk_header;
+
+typedef struct hs_log_record_header {
+    uint16_t type;                  /* enum hs_log_record_type */
+    uint8_t version;
+    uint8_t flags;
+    uint32_t size;                  /* whole record, this header included */
+} hs_log_record_header;
+
+/* MODULE: a loaded object, for offline symbolization.  Followed by n_segments segments, then the
+ * path (path_bytes, no terminator).  `generation` grows each time the map is rewritten (dlopen). */
+typedef struct hs_log_module {
+    hs_log_record_header h;
+    uint64_t load_bias;
+    uint32_t generation;
+    uint16_t n_segments;
+    uint16_t path_bytes;
+} hs_log_module;
+
+typedef struct hs_log_segment {
+    uint64_t start;                 /* absolute address */
+    uint64_t size;
+    uint32_t flags;                 /* PF_X | PF_W | PF_R */
+    uint32_t reserved;
+} hs_log_segment;
+
+/* STACK: one stack-depot entry, followed by n_frames uint64 return addresses, innermost first. */
+typedef struct hs_log_stack {
+    hs_log_record_header h;
+    uint32_t id;
+    uint32_t n_frames;
+} hs_log_stack;
+
+/* API_NAME: the name of an api number in this log (front-end table order). */
+typedef struct hs_log_api_name {
+    hs_log_record_header h;
+    uint16_t api;
+    uint16_t name_bytes;            /* followed by the name */
+} hs_log_api_name;
+
+typedef struct hs_log_alloc {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint8_t mem_kind;               /* 1 device, 2 managed, 3 pinned host, 4 registered host */
+    uint8_t reserved;
+    int32_t device;
+    uint32_t stack;
+    uint64_t id;
+    uint64_t base;
+    uint64_t size;
+    uint64_t stream;
+    int32_t result;
+    uint32_t reserved2;
+} hs_log_alloc;
+
+typedef struct hs_log_free {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint16_t reserved;
+    uint32_t stack;
+    int32_t result;
+    uint64_t id;                    /* 0 when the pointer was not a known allocation */
+    uint64_t base;
+    uint64_t stream;
+} hs_log_free;
+
+#define HS_LOG_RESULT_PENDING INT32_MIN /* written before forwarding; replaced after the call returns */
+
+/* COPY and MEMSET (for MEMSET, src holds the value and src_alloc is 0). */
+typedef struct hs_log_copy {
+    hs_log_record_header h;
+    uint64_t start_ns;
+    uint64_t end_ns;                /* 0 while pending (the process died inside the call) */
+    uint32_t thread;
+    uint16_t api;
+    uint8_t direction;              /* as stated, resolved for hipMemcpyDefault: 0 H2H 1 H2D 2 D2H 3 D2D */
+    uint8_t flags;                  /* 1 async, 2 blocked, 4 paused */
+    uint64_t stream;
+    uint64_t dst;
+    uint64_t src;
+    uint64_t bytes;
+    uint64_t dst_alloc;             /* allocation id holding dst, 0 if none */
+    uint64_t dst_offset;
+    uint64_t src_alloc;
+    uint64_t src_offset;
+    int32_t result;
+    uint32_t first_finding;         /* sequence number of its first finding, 0 if none */
+} hs_log_copy;
+
+typedef struct hs_log_sync {
+    hs_log_record_header h;
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint16_t reserved;
+    uint64_t stream;                /* or the event, for event synchronisation */
+    int32_t result;
+    uint32_t reserved2;
+} hs_log_sync;
+
+enum { HS_LOG_STREAM_CREATE = 1, HS_LOG_STREAM_DESTROY = 2 };
+typedef struct hs_log_stream {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint8_t op;
+    uint8_t reserved;
+    uint64_t stream;
+    uint32_t stack;
+    int32_t result;
+} hs_log_stream;
+
+enum { HS_LOG_EVENT_CREATE = 1, HS_LOG_EVENT_RECORD, HS_LOG_EVENT_WAIT, HS_LOG_EVENT_SYNC, HS_LOG_EVENT_DESTROY };
+typedef struct hs_log_event {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint8_t op;
+    uint8_t reserved;
+    uint64_t event;
+    uint64_t stream;
+    int32_t result;
+    uint32_t reserved2;
+} hs_log_event;
+
+typedef struct hs_log_finding {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t seq;                   /* 1, 2, ... in this process */
+    uint32_t thread;
+    uint16_t api;
+    uint8_t kind;                   /* index into hipshadow/finding_kinds.inc */
+    uint8_t severity;               /* 0 info, 1 warning, 2 error */
+    uint8_t action;                 /* 0 forwarded, 1 blocked, 2 aborted, 3 fallback */
+    uint8_t direction;              /* 0..3, 4 default, 255 none */
+    uint16_t reserved;
+    uint32_t stack;
+    int32_t result;                 /* runtime-error: what the runtime returned */
+    uint64_t dst;
+    uint64_t src;
+    uint64_t bytes;
+    uint64_t stream;
+    uint64_t alloc_base;
+    uint64_t alloc_size;
+    uint64_t alloc_offset;
+    uint64_t alloc_id;              /* 0: no allocation */
+    uint64_t overrun;
+    uint32_t alloc_stack;
+    uint32_t free_stack;
+} hs_log_finding;
+
+#pragma pack(pop)
+
+/* Finding kinds: the `kind` byte indexes hipshadow/finding_kinds.inc. */
+
+#endif

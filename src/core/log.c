@@ -1,0 +1,457 @@
+#define _GNU_SOURCE
+#include "log.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { CHUNKS_PER_SEGMENT = 64, MAX_SEGMENTS = 65536 }; /* 4 MiB segments, 256 GiB at most */
+#define SEGMENT_BYTES ((uint64_t)CHUNKS_PER_SEGMENT * HS_LOG_CHUNK_BYTES)
+
+static struct {
+    atomic_bool on;
+    int fd;
+    const hs_options *opt;
+    const char *const *api_names;
+    int n_apis, runtime;
+    hs_log_file_header *header;
+    uint8_t *ring;                   /* ring mode: the event ring */
+    uint64_t ring_chunks;
+    uint64_t growing_offset;
+    atomic_uint_fast64_t next_event_seq;
+    atomic_uint_fast64_t next_growing; /* next free chunk index in the growing area */
+    _Atomic(uint8_t *) segments[MAX_SEGMENTS];
+    pthread_mutex_t grow_lock;       /* mapping a new segment: rare */
+    pthread_mutex_t meta_lock;       /* metadata chunk: rare */
+    hs_log_chunk_header *meta_chunk;
+    uint64_t meta_seq;
+    unsigned long module_adds;       /* the loader's dlpi_adds when the module map was written */
+    uint32_t module_generation;
+    atomic_bool warned;
+} lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* This thread's current event chunk. */
+static HS_TLS hs_log_chunk_header *my_chunk;
+static HS_TLS uint64_t my_seq;
+
+bool hs_log_on(void) { return atomic_load_explicit(&lg.on, memory_order_relaxed); }
+
+static void log_off(const char *what, int err)
+{
+    atomic_store(&lg.on, false);
+    if (!atomic_exchange(&lg.warned, true))
+        fprintf(stderr, "hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
+                lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
+}
+
+/* ---- the file's chunks ---- */
+
+static uint8_t *map_at(uint64_t offset, uint64_t bytes)
+{
+    /* Reserve the blocks first: writing into a hole of a full disk would be SIGBUS, not ENOSPC. */
+    int rc = posix_fallocate(lg.fd, (off_t)offset, (off_t)bytes);
+    if (rc != 0) {
+        log_off("cannot reserve space", rc);
+        return NULL;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, lg.fd, (off_t)offset);
+    if (p == MAP_FAILED) {
+        log_off("cannot map", errno);
+        return NULL;
+    }
+    return p;
+}
+
+static hs_log_chunk_header *growing_chunk(uint64_t index)
+{
+    uint64_t s = index / CHUNKS_PER_SEGMENT;
+    if (s >= MAX_SEGMENTS) {
+        log_off("the log reached its maximum size", EFBIG);
+        return NULL;
+    }
+    uint8_t *seg = atomic_load_explicit(&lg.segments[s], memory_order_acquire);
+    if (!seg) {
+        pthread_mutex_lock(&lg.grow_lock);
+        seg = atomic_load(&lg.segments[s]);
+        if (!seg && (seg = map_at(lg.growing_offset + s * SEGMENT_BYTES, SEGMENT_BYTES)))
+            atomic_store_explicit(&lg.segments[s], seg, memory_order_release);
+        pthread_mutex_unlock(&lg.grow_lock);
+        if (!seg)
+            return NULL;
+    }
+    return (hs_log_chunk_header *)(seg + (index % CHUNKS_PER_SEGMENT) * HS_LOG_CHUNK_BYTES);
+}
+
+static void init_chunk(hs_log_chunk_header *c, uint16_t kind, uint64_t seq)
+{
+    c->magic = 0; /* a reused ring slot stops being the old chunk before it becomes the new one */
+    atomic_thread_fence(memory_order_release);
+    c->used = 0;
+    c->kind = kind;
+    c->reserved = 0;
+    c->seq = seq;
+    c->thread = hs_thread_id();
+    atomic_thread_fence(memory_order_release);
+    c->magic = HS_LOG_CHUNK_MAGIC;
+}
+
+static hs_log_chunk_header *new_event_chunk(void)
+{
+    uint64_t seq = atomic_fetch_add(&lg.next_event_seq, 1) + 1;
+    hs_log_chunk_header *c;
+    if (lg.ring)
+        c = (hs_log_chunk_header *)(lg.ring + ((seq - 1) % lg.ring_chunks) * HS_LOG_CHUNK_BYTES);
+    else
+        c = growing_chunk(atomic_fetch_add(&lg.next_growing, 1));
+    if (c)
+        init_chunk(c, HS_LOG_CHUNK_EVENTS, seq);
+    return c;
+}
+
+static uint32_t space_left(const hs_log_chunk_header *c)
+{
+    return HS_LOG_CHUNK_BYTES - (uint32_t)sizeof *c - c->used;
+}
+
+void *hs_log_begin(uint16_t type, uint32_t size)
+{
+    if (!hs_log_on())
+        return NULL;
+    hs_log_chunk_header *c = my_chunk;
+    if (HS_UNLIKELY(!c || c->seq != my_seq || space_left(c) < size)) {
+        c = new_event_chunk();
+        if (!c)
+            return NULL;
+        my_chunk = c;
+        my_seq = c->seq;
+    }
+    hs_log_record_header *h = (hs_log_record_header *)((uint8_t *)(c + 1) + c->used);
+    h->type = type;
+    h->version = 1;
+    h->flags = 0;
+    h->size = size;
+    return h;
+}
+
+void hs_log_commit(void *record)
+{
+    hs_log_chunk_header *c = my_chunk;
+    if (!record || !c)
+        return;
+    atomic_thread_fence(memory_order_release); /* the record's bytes before the count that covers them */
+    c->used += ((hs_log_record_header *)record)->size;
+}
+
+bool hs_log_still_mine(const void *record)
+{
+    hs_log_chunk_header *c = my_chunk;
+    return record && c && c->seq == my_seq && (const uint8_t *)record > (const uint8_t *)c &&
+           (const uint8_t *)record < (const uint8_t *)c + HS_LOG_CHUNK_BYTES;
+}
+
+/* ---- metadata (under meta_lock) ---- */
+
+static void meta_append_locked(const void *rec, uint32_t size)
+{
+    if (!hs_log_on() || size > HS_LOG_CHUNK_BYTES - sizeof(hs_log_chunk_header))
+        return;
+    hs_log_chunk_header *c = lg.meta_chunk;
+    if (!c || space_left(c) < size) {
+        c = growing_chunk(atomic_fetch_add(&lg.next_growing, 1));
+        if (!c)
+            return;
+        init_chunk(c, HS_LOG_CHUNK_META, ++lg.meta_seq);
+        lg.meta_chunk = c;
+    }
+    memcpy((uint8_t *)(c + 1) + c->used, rec, size);
+    atomic_thread_fence(memory_order_release);
+    c->used += size;
+}
+
+typedef struct module_walk {
+    unsigned long adds;
+    bool write;
+} module_walk;
+
+static int walk_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    module_walk *w = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+        w->adds = info->dlpi_adds;
+    if (!w->write)
+        return 1; /* only the counter was wanted */
+    char exe[512];
+    const char *path = info->dlpi_name;
+    if (!path || !*path) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return 0;
+        exe[n] = 0;
+        path = exe;
+    }
+    if (path[0] != '/')
+        return 0; /* linux-vdso.so.1 and the like: nothing on disk to symbolize from */
+    uint8_t buf[4096];
+    hs_log_module *m = (hs_log_module *)buf;
+    hs_log_segment *seg = (hs_log_segment *)(m + 1);
+    uint16_t n = 0;
+    for (int i = 0; i < info->dlpi_phnum && n < 32; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        seg[n++] = (hs_log_segment){info->dlpi_addr + ph->p_vaddr, ph->p_memsz, ph->p_flags, 0};
+    }
+    size_t path_bytes = strlen(path);
+    size_t total = sizeof *m + n * sizeof *seg + path_bytes;
+    if (total > sizeof buf)
+        return 0;
+    memcpy((uint8_t *)(seg + n), path, path_bytes);
+    m->h = (hs_log_record_header){HS_LOG_MODULE, 1, 0, (uint32_t)total};
+    m->load_bias = info->dlpi_addr;
+    m->generation = lg.module_generation;
+    m->n_segments = n;
+    m->path_bytes = (uint16_t)path_bytes;
+    meta_append_locked(m, (uint32_t)total);
+    return 0;
+}
+
+static void write_modules_locked(void)
+{
+    lg.module_generation++;
+    module_walk w = {0, true};
+    dl_iterate_phdr(walk_module, &w);
+    lg.module_adds = w.adds;
+}
+
+void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n)
+{
+    if (!hs_log_on())
+        return;
+    pthread_mutex_lock(&lg.meta_lock);
+    module_walk w = {0, false};
+    dl_iterate_phdr(walk_module, &w);
+    if (w.adds != lg.module_adds) /* something was dlopen'ed since: its frames need its module */
+        write_modules_locked();
+    uint8_t buf[sizeof(hs_log_stack) + 64 * sizeof(uint64_t)];
+    hs_log_stack *s = (hs_log_stack *)buf;
+    if (n > 64)
+        n = 64;
+    uint32_t size = (uint32_t)(sizeof *s + (size_t)n * sizeof(uint64_t));
+    s->h = (hs_log_record_header){HS_LOG_STACK, 1, 0, size};
+    s->id = id;
+    s->n_frames = (uint32_t)n;
+    for (int i = 0; i < n; i++)
+        ((uint64_t *)(s + 1))[i] = frames[i];
+    meta_append_locked(s, size);
+    pthread_mutex_unlock(&lg.meta_lock);
+}
+
+/* ---- opening ---- */
+
+static const char *rank_string(char *buf, size_t len, int *rank)
+{
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            *rank = atoi(v);
+            snprintf(buf, len, "%s", v);
+            return buf;
+        }
+    }
+    *rank = -1;
+    return "norank";
+}
+
+static void expand_path(const char *template, char *out, size_t len, int *rank)
+{
+    char host[64] = "host", exe[512] = "exe", rank_buf[32];
+    gethostname(host, sizeof host - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0)
+        exe[n] = 0;
+    const char *exe_base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    const char *rank_text = rank_string(rank_buf, sizeof rank_buf, rank);
+    size_t o = 0;
+    for (const char *p = template; *p && o + 1 < len; p++) {
+        const char *sub = NULL;
+        char pid[16];
+        if (p[0] == '%' && p[1]) {
+            switch (p[1]) {
+            case 'p': snprintf(pid, sizeof pid, "%d", (int)getpid()); sub = pid; break;
+            case 'h': sub = host; break;
+            case 'e': sub = exe_base; break;
+            case 'r': sub = rank_text; break;
+            case '%': sub = "%"; break;
+            }
+        }
+        if (sub) {
+            o += (size_t)snprintf(out + o, len - o, "%s", sub);
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < len ? o : len - 1] = 0;
+}
+
+static void read_file_into(const char *path, char *buf, size_t len, bool nul_to_space)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    n = n < 0 ? 0 : n;
+    buf[n] = 0;
+    if (nul_to_space)
+        for (ssize_t i = 0; i + 1 < n; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+}
+
+static void fill_header(hs_log_file_header *h, int rank, bool full)
+{
+    memset(h, 0, sizeof *h);
+    h->magic = HS_LOG_MAGIC;
+    h->format_version = HS_LOG_FORMAT_VERSION;
+    h->header_bytes = sizeof *h;
+    h->chunk_bytes = HS_LOG_CHUNK_BYTES;
+    h->flags = full ? HS_LOG_FLAG_FULL : 0;
+    h->ring_offset = HS_LOG_HEADER_BYTES;
+    h->ring_chunks = lg.ring_chunks;
+    h->growing_offset = lg.growing_offset;
+    h->start_time_ns = hs_start_ns();
+    h->pid = (uint32_t)getpid();
+    h->parent_pid = (uint32_t)getppid();
+    h->rank = rank;
+    h->runtime = (uint32_t)lg.runtime;
+#define HS_LOG_VERSION(id, num, ver, type) h->record_versions[num] = ver;
+    HS_LOG_RECORDS(HS_LOG_VERSION)
+#undef HS_LOG_VERSION
+    gethostname(h->host, sizeof h->host - 1);
+    ssize_t n = readlink("/proc/self/exe", h->executable, sizeof h->executable - 1);
+    if (n < 0)
+        h->executable[0] = 0;
+    read_file_into("/proc/self/cmdline", h->command_line, sizeof h->command_line, true);
+    hs_options_format(lg.opt, h->options, sizeof h->options);
+}
+
+static void open_for_this_process(void)
+{
+    const hs_options *o = lg.opt;
+    bool full = !strcmp(o->log_mode, "full");
+    char path[4096];
+    int rank;
+    expand_path(o->log, path, sizeof path, &rank);
+    lg.fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lg.fd < 0) {
+        atomic_store(&lg.on, false);
+        if (!atomic_exchange(&lg.warned, true))
+            fprintf(stderr, "hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
+                    path, strerror(errno));
+        return;
+    }
+    uint64_t ring_bytes = full ? 0 : (o->log_size / HS_LOG_CHUNK_BYTES) * HS_LOG_CHUNK_BYTES;
+    if (!full && ring_bytes < 2 * HS_LOG_CHUNK_BYTES)
+        ring_bytes = 2 * HS_LOG_CHUNK_BYTES;
+    lg.ring_chunks = ring_bytes / HS_LOG_CHUNK_BYTES;
+    lg.growing_offset = HS_LOG_HEADER_BYTES + ring_bytes;
+    atomic_store(&lg.on, true); /* map_at may turn it off again */
+    lg.header = (hs_log_file_header *)map_at(0, HS_LOG_HEADER_BYTES);
+    lg.ring = ring_bytes ? map_at(HS_LOG_HEADER_BYTES, ring_bytes) : NULL;
+    if (!lg.header || (ring_bytes && !lg.ring)) {
+        atomic_store(&lg.on, false);
+        return;
+    }
+    fill_header(lg.header, rank, full);
+    pthread_mutex_lock(&lg.meta_lock);
+    write_modules_locked();
+    for (int i = 0; i < lg.n_apis; i++) {
+        uint8_t buf[256];
+        hs_log_api_name *a = (hs_log_api_name *)buf;
+        size_t len = strlen(lg.api_names[i]);
+        if (len > sizeof buf - sizeof *a)
+            continue;
+        a->h = (hs_log_record_header){HS_LOG_API_NAME, 1, 0, (uint32_t)(sizeof *a + len)};
+        a->api = (uint16_t)i;
+        a->name_bytes = (uint16_t)len;
+        memcpy(a + 1, lg.api_names[i], len);
+        meta_append_locked(a, a->h.size);
+    }
+    pthread_mutex_unlock(&lg.meta_lock);
+}
+
+void hs_log_open(const hs_options *o, const char *const *api_names, int n_apis, int runtime)
+{
+    lg.opt = o;
+    lg.api_names = api_names;
+    lg.n_apis = n_apis;
+    lg.runtime = runtime;
+    if (!o->log[0])
+        return;
+    if (strcmp(o->log_mode, "ring") && strcmp(o->log_mode, "full")) {
+        fprintf(stderr, "hipshadow: option 'log_mode': bad value '%s' (ring or full expected); using ring\n", o->log_mode);
+        ((hs_options *)o)->log_mode = "ring";
+    }
+    open_for_this_process();
+}
+
+static void unmap_all(void)
+{
+    if (lg.header)
+        munmap(lg.header, HS_LOG_HEADER_BYTES);
+    if (lg.ring)
+        munmap(lg.ring, lg.ring_chunks * HS_LOG_CHUNK_BYTES);
+    for (int s = 0; s < MAX_SEGMENTS; s++) {
+        uint8_t *seg = atomic_load(&lg.segments[s]);
+        if (!seg)
+            break;
+        munmap(seg, SEGMENT_BYTES);
+        atomic_store(&lg.segments[s], NULL);
+    }
+    lg.header = NULL;
+    lg.ring = NULL;
+    lg.meta_chunk = NULL;
+}
+
+/* In the child, on the only thread: stop writing into the parent's file and open our own. */
+void hs_log_after_fork(void)
+{
+    pthread_mutex_init(&lg.grow_lock, NULL);
+    pthread_mutex_init(&lg.meta_lock, NULL);
+    my_chunk = NULL;
+    my_seq = 0;
+    if (lg.fd < 0 || !lg.opt || !lg.opt->log[0])
+        return;
+    bool was_on = hs_log_on();
+    atomic_store(&lg.on, false);
+    unmap_all();
+    close(lg.fd);
+    lg.fd = -1;
+    atomic_store(&lg.next_event_seq, 0);
+    atomic_store(&lg.next_growing, 0);
+    lg.meta_seq = 0;
+    lg.module_generation = 0;
+    atomic_store(&lg.warned, false);
+    if (was_on)
+        open_for_this_process();
+}
+
+void hs_log_close(void)
+{
+    if (!hs_log_on())
+        return;
+    if (lg.header)
+        msync(lg.header, HS_LOG_HEADER_BYTES, MS_ASYNC);
+    if (lg.ring)
+        msync(lg.ring, lg.ring_chunks * HS_LOG_CHUNK_BYTES, MS_ASYNC);
+    /* The mapping stays: threads that outlive exit may still record. */
+}

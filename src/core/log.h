@@ -1,0 +1,32 @@
+/* The post-mortem recorder: fixed-size binary records into a file-backed mmap, per-thread
+ * chunks, no lock per event (include/hipshadow/log_format.h says what is on disk). */
+#ifndef HS_LOG_H
+#define HS_LOG_H
+
+#include "hipshadow/log_format.h"
+#include "options.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* At start: opens the file named by log= (a no-op when empty).  Problems give one warning and
+ * leave logging off; the program carries on. */
+void hs_log_open(const hs_options *o, const char *const *api_names, int n_apis, int runtime);
+bool hs_log_on(void);
+
+/* Reserves `size` bytes for a record of `type` in this thread's chunk and fills its header.
+ * The caller fills the rest, then calls hs_log_commit.  NULL when logging is off. */
+void *hs_log_begin(uint16_t type, uint32_t size);
+void hs_log_commit(void *record);
+/* True while a committed record is still this thread's (ring mode may have reused the chunk):
+ * only then may it be patched, e.g. with the result of the call it describes. */
+bool hs_log_still_mine(const void *record);
+
+/* Metadata, never overwritten: a new stack-depot entry.  Rewrites the module map first when
+ * objects were loaded since it was last written. */
+void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n);
+
+void hs_log_after_fork(void);
+void hs_log_close(void);
+
+#endif

@@ -1,0 +1,175 @@
+#include "record.h"
+#include "frontend.h"
+#include "log.h"
+#include "util.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static atomic_uint finding_seq;
+
+static uint64_t alloc_id_of(const hs_side *s) { return s->where == HS_WHERE_LIVE || s->where == HS_WHERE_FREED ? s->alloc.id : 0; }
+static uint64_t offset_of(const hs_side *s)
+{
+    return (s->where != HS_WHERE_NONE || s->runtime_known) && s->ptr >= s->alloc.base ? s->ptr - s->alloc.base : 0;
+}
+
+void hs_record_before(const hs_call *c, hs_call_state *st, bool paused)
+{
+    st->start_ns = hs_now_ns();
+    if (c->op != HS_OP_COPY && c->op != HS_OP_MEMSET)
+        return;
+    hs_log_copy *r = hs_log_begin(c->op == HS_OP_COPY ? HS_LOG_COPY : HS_LOG_MEMSET, sizeof *r);
+    if (!r)
+        return;
+    const hs_facts *f = &st->facts;
+    r->start_ns = st->start_ns;
+    r->end_ns = 0;
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->direction = (uint8_t)(paused || c->op == HS_OP_MEMSET ? c->dir : f->dir);
+    r->flags = (uint8_t)((c->async ? 1 : 0) | (st->decision == HS_BLOCK ? 2 : 0) | (paused ? 4 : 0));
+    r->stream = c->stream;
+    r->dst = c->dst;
+    r->src = c->src;
+    r->bytes = c->bytes;
+    r->dst_alloc = alloc_id_of(&f->dst);
+    r->dst_offset = offset_of(&f->dst);
+    r->src_alloc = c->op == HS_OP_COPY ? alloc_id_of(&f->src) : 0;
+    r->src_offset = c->op == HS_OP_COPY ? offset_of(&f->src) : 0;
+    r->result = HS_LOG_RESULT_PENDING;
+    r->first_finding = st->first_finding;
+    hs_log_commit(r);
+    st->log_record = r;
+}
+
+static void record_alloc(const hs_call *c, hs_call_state *st, int result)
+{
+    hs_log_alloc *r = hs_log_begin(HS_LOG_ALLOC, sizeof *r);
+    if (!r)
+        return;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    r->time_ns = st->start_ns;
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->mem_kind = (uint8_t)c->mem_kind;
+    r->device = st->allocated.device;
+    r->stack = st->allocated.stack;
+    r->id = st->allocated.id;
+    r->base = st->allocated.base;
+    r->size = st->allocated.size;
+    r->stream = c->stream;
+    r->result = result;
+    hs_log_commit(r);
+}
+
+static void record_free(const hs_call *c, hs_call_state *st, int result)
+{
+    hs_log_free *r = hs_log_begin(HS_LOG_FREE, sizeof *r);
+    if (!r)
+        return;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    r->time_ns = st->start_ns;
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->stack = st->released ? st->freed.end_stack : st->stack;
+    r->result = result;
+    r->id = st->released ? st->freed.id : 0;
+    r->base = c->free_ptr;
+    r->stream = c->stream;
+    hs_log_commit(r);
+}
+
+static void record_sync(const hs_call *c, hs_call_state *st, int result)
+{
+    hs_log_sync *r = hs_log_begin(HS_LOG_SYNC, sizeof *r);
+    if (!r)
+        return;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    r->start_ns = st->start_ns;
+    r->end_ns = hs_now_ns();
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->stream = c->stream;
+    r->result = result;
+    hs_log_commit(r);
+}
+
+static void record_stream(const hs_call *c, hs_call_state *st, int result)
+{
+    hs_log_stream *r = hs_log_begin(HS_LOG_STREAM, sizeof *r);
+    if (!r)
+        return;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    r->time_ns = st->start_ns;
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->op = c->op == HS_OP_STREAM_CREATE ? HS_LOG_STREAM_CREATE : HS_LOG_STREAM_DESTROY;
+    r->stream = c->op == HS_OP_STREAM_CREATE ? (c->out_stream && result == 0 ? *(uintptr_t *)c->out_stream : 0) : c->stream;
+    r->stack = st->stack;
+    r->result = result;
+    hs_log_commit(r);
+}
+
+void hs_record_after(const hs_call *c, hs_call_state *st, int result)
+{
+    if (!hs_log_on())
+        return;
+    switch (c->op) {
+    case HS_OP_COPY:
+    case HS_OP_MEMSET:
+        if (hs_log_still_mine(st->log_record)) {
+            hs_log_copy *r = st->log_record;
+            r->end_ns = hs_now_ns();
+            r->result = result;
+            if (!r->first_finding)
+                r->first_finding = st->first_finding;
+        }
+        break;
+    case HS_OP_ALLOC: record_alloc(c, st, result); break;
+    case HS_OP_FREE: record_free(c, st, result); break;
+    case HS_OP_SYNC: record_sync(c, st, result); break;
+    case HS_OP_STREAM_CREATE:
+    case HS_OP_STREAM_DESTROY: record_stream(c, st, result); break;
+    default: break;
+    }
+}
+
+uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
+{
+    uint32_t seq = atomic_fetch_add(&finding_seq, 1) + 1;
+    if (st && !st->first_finding)
+        st->first_finding = seq;
+    hs_log_finding *r = hs_log_begin(HS_LOG_FINDING, sizeof *r);
+    if (!r)
+        return seq;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    const hs_call *c = e->call;
+    const hs_finding *fi = e->finding;
+    r->time_ns = e->time_ns;
+    r->seq = seq;
+    r->thread = e->thread;
+    r->api = c->api;
+    r->kind = (uint8_t)fi->kind;
+    r->severity = (uint8_t)fi->severity;
+    r->action = (uint8_t)e->action;
+    r->direction = c->op == HS_OP_COPY ? (uint8_t)e->facts->dir : 255;
+    r->stack = e->stack;
+    r->result = e->has_result ? e->result : 0;
+    r->dst = c->dst;
+    r->src = c->src;
+    r->bytes = c->bytes;
+    r->stream = c->stream;
+    r->overrun = fi->overrun;
+    const hs_side *sub = hs_report_subject(e);
+    if (sub) {
+        r->alloc_base = sub->alloc.base;
+        r->alloc_size = sub->alloc.size;
+        r->alloc_offset = sub->ptr - sub->alloc.base;
+        r->alloc_id = sub->alloc.id;
+        r->alloc_stack = sub->alloc.stack;
+        r->free_stack = sub->where == HS_WHERE_FREED ? sub->alloc.end_stack : 0;
+    }
+    hs_log_commit(r);
+    return seq;
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Post-mortem log tests: run a program under the preload with log=..., end it as the case says
+(normal exit, SIGKILL, segfault, fork), then read the log back with `hipshadow report`.
+Usage: run_log_case.py CASE (HS_LAUNCHER, HS_CASES, HS_SIMHIP from meson)."""
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+launcher, cases, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(tmp, program, *args, options=(), expect=0):
+    opts = []
+    for kv in ("log=" + os.path.join(tmp, "hs.%p.log"),) + tuple(options):
+        opts += ["--option", kv]
+    env = dict(os.environ, LD_LIBRARY_PATH=simhip)
+    env.pop("HIPSHADOW_OPTIONS", None)
+    proc = subprocess.run([launcher] + opts + ["--", os.path.join(cases, program)] + list(args),
+                          env=env, capture_output=True, text=True, timeout=300)
+    sys.stderr.write(proc.stderr[-4000:])
+    check(proc.returncode == expect, f"{program} {args}: exit status {proc.returncode}, expected {expect}")
+    return sorted(os.path.join(tmp, f) for f in os.listdir(tmp) if f.startswith("hs.") and f.endswith(".log"))
+
+
+def report(fmt, logs, *extra):
+    proc = subprocess.run([launcher, "report", "--format", fmt] + list(extra) + logs, capture_output=True, text=True)
+    check(proc.returncode == 0, f"report --format {fmt} exited {proc.returncode}: {proc.stderr[-500:]}")
+    return proc.stdout
+
+
+def copies(logs):
+    return list(csv.DictReader(io.StringIO(report("csv", logs))))
+
+
+def case_csv_counts_copies(tmp):
+    logs = run(tmp, "log_writer", "exit", "777", options=("log_mode=full",))
+    check(len(logs) == 1, f"one log expected, got {logs}")
+    rows = copies(logs)
+    check(len(rows) == 777, f"CSV has {len(rows)} rows for 777 copies")
+    check(all(r["Direction"] == "MEMORY_COPY_DEVICE_TO_HOST" and r["Kind"] == "MEMORY_COPY" for r in rows), "rocprof columns")
+    check(all(int(r["Alloc_Id"]) == 1 for r in rows), "every copy is from allocation #1")
+    check(rows[5]["Offset"] == str(5 * 4096) and rows[5]["Bytes"] == "69", f"row 6: {rows[5]}")
+
+
+def case_sigkill_keeps_copies(tmp):
+    logs = run(tmp, "log_writer", "kill", "1000", expect=-signal.SIGKILL)
+    rows = copies(logs)
+    check(len(rows) >= 990, f"after SIGKILL the log shows {len(rows)} of 1000 copies")
+    text = report("text", logs)
+    check("hipMemcpyAsync              " in text or "hipMemcpyAsync" in text, "text report names the API")
+
+
+def case_segfault_shows_last_copy(tmp):
+    logs = run(tmp, "log_writer", "segv", "50", expect=-signal.SIGSEGV)
+    rows = copies(logs)
+    check(len(rows) == 51, f"{len(rows)} copies in the log of a program that made 51")
+    last = rows[-1] if rows else {}
+    check(last.get("Bytes") == "12345" and last.get("Result") == "pending",
+          f"the last copy (12345 bytes, died inside the call) is in the log: {last}")
+    data = json.loads(report("json", logs))
+    kinds = [e["record"]["kind"] for e in data["events"] if e["record"]["type"] == "finding"]
+    check(kinds == ["host-out-of-bounds"], f"findings in the log: {kinds}")
+
+
+def case_fork_child_own_log(tmp):
+    logs = run(tmp, "fork_child")
+    check(len(logs) == 2, f"parent and child each write a log: {logs}")
+    data = json.loads(report("json", logs))
+    pids = {l["pid"] for l in data["logs"]}
+    check(len(pids) == 2, f"two processes: {pids}")
+    parents = {l["parent_pid"] for l in data["logs"]}
+    check(len(pids & parents) == 1, "one log's parent is the other log's process")
+    per_pid = {}
+    for e in data["events"]:
+        if e["record"]["type"] == "finding" and e["record"]["kind"] == "out-of-bounds":
+            per_pid[e["pid"]] = per_pid.get(e["pid"], 0) + 1
+    check(sorted(per_pid.values()) == [1, 1], f"one out-of-bounds in each process's log: {per_pid}")
+    perfetto = json.loads(report("perfetto", logs))
+    procs = {e["pid"] for e in perfetto["traceEvents"] if e.get("name") == "process_name"}
+    check(procs == pids, "one merged timeline with both processes")
+
+
+def case_demo_sarif_junit(tmp):
+    logs = run(tmp, "demo_inference", expect=1)
+    sarif = json.loads(report("sarif", logs))
+    results = sarif["runs"][0]["results"]
+    check([r["ruleId"] for r in results] == ["out-of-bounds", "runtime-error"], f"sarif rules: {results}")
+    loc = results[0].get("locations", [{}])[0].get("physicalLocation", {}) if results else {}
+    check(loc.get("artifactLocation", {}).get("uri", "").endswith("demo_inference.c"), f"sarif location: {loc}")
+    check(loc.get("region", {}).get("startLine", 0) > 0, "sarif line")
+    junit = report("junit", logs)
+    check('name="out-of-bounds"><failure' in junit, "junit fails the out-of-bounds case")
+    text = report("text", logs)
+    check("transpose_embedding (" in text and "demo_inference.c:" in text, "text stacks have file:line")
+    check("peak device memory in use: 2.3 GiB" in text, "peak device memory")
+
+
+def png_pixels(path):
+    """Decodes an 8-bit RGB/RGBA PNG (what Chromium writes) into rows of bytes."""
+    import struct, zlib
+    data = open(path, "rb").read()
+    pos, idat, width, height, ctype = 8, b"", 0, 0, 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    bpp = 4 if ctype == 6 else 3
+    raw, rows, prev = zlib.decompress(idat), [], bytearray(width * bpp)
+    stride = width * bpp
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return rows, bpp
+
+
+def case_html_renders(tmp):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print("SKIP: chromium is not installed")
+        sys.exit(77)
+    logs = run(tmp, "demo_inference", expect=1)
+    html = os.path.join(tmp, "report.html")
+    report("html", logs, "--output", html)
+    page = open(html).read()
+    check("<svg" in page and "out-of-bounds" in page and "<script" not in page, "self-contained page with charts")
+    shot = os.path.join(tmp, "shot.png")
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={tmp}/profile", "--window-size=1200,900", f"--screenshot={shot}", "file://" + html],
+                   capture_output=True, timeout=120)
+    check(os.path.exists(shot), "chromium wrote a screenshot")
+    if os.path.exists(shot):
+        rows, bpp = png_pixels(shot)
+        colored = sum(1 for row in rows for i in range(0, len(row), bpp)
+                      if not (row[i] > 240 and row[i + 1] > 240 and row[i + 2] > 240))
+        total = len(rows) * (len(rows[0]) // bpp) if rows else 1
+        check(colored > total // 100, f"the screenshot is blank: {colored} of {total} pixels are not white")
+        blue = sum(1 for row in rows for i in range(0, len(row), bpp) if row[i + 2] > 150 and row[i] < 120)
+        check(blue > 200, f"the memory chart (blue) is not drawn: {blue} blue pixels")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    globals()["case_" + sys.argv[1]](tmp)
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,220 @@
+/* Writes the golden logs: small, fully deterministic logs built from the public format header
+ * alone (fixed pids, times, addresses, module paths).  tests/golden/check_golden.py regenerates
+ * them, compares them with the committed copies, and compares every report format with the
+ * committed expected output.
+ * Usage: make_golden DIR -> DIR/rank0.hslog DIR/rank1.hslog DIR/truncated.hslog DIR/corrupt.hslog */
+#include "hipshadow/log_format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { GROWING_CHUNKS = 2 };
+
+typedef struct writer {
+    uint8_t *file;
+    size_t size;
+    hs_log_chunk_header *events, *meta;
+} writer;
+
+static void *put(hs_log_chunk_header *c, uint16_t type, uint32_t size)
+{
+    hs_log_record_header *h = (hs_log_record_header *)((uint8_t *)(c + 1) + c->used);
+    memset(h, 0, size);
+    h->type = type;
+    h->version = 1;
+    h->size = size;
+    c->used += size;
+    return h;
+}
+
+static void chunk(hs_log_chunk_header *c, uint16_t kind, uint64_t seq, uint32_t thread)
+{
+    *c = (hs_log_chunk_header){HS_LOG_CHUNK_MAGIC, kind, 0, seq, thread, 0};
+}
+
+static writer start(uint32_t pid, int rank, uint64_t t0)
+{
+    writer w;
+    w.size = HS_LOG_HEADER_BYTES + 2 * HS_LOG_CHUNK_BYTES /* ring */ + GROWING_CHUNKS * HS_LOG_CHUNK_BYTES;
+    w.file = calloc(1, w.size);
+    hs_log_file_header *h = (hs_log_file_header *)w.file;
+    h->magic = HS_LOG_MAGIC;
+    h->format_version = HS_LOG_FORMAT_VERSION;
+    h->header_bytes = sizeof *h;
+    h->chunk_bytes = HS_LOG_CHUNK_BYTES;
+    h->ring_offset = HS_LOG_HEADER_BYTES;
+    h->ring_chunks = 2;
+    h->growing_offset = HS_LOG_HEADER_BYTES + 2 * HS_LOG_CHUNK_BYTES;
+    h->start_time_ns = t0;
+    h->pid = pid;
+    h->parent_pid = 1000;
+    h->rank = rank;
+    h->runtime = 1;
+    snprintf(h->host, sizeof h->host, "golden-host");
+    snprintf(h->executable, sizeof h->executable, "/golden/bin/infer");
+    snprintf(h->command_line, sizeof h->command_line, "/golden/bin/infer --rank %d", rank);
+    snprintf(h->options, sizeof h->options, "mode=warn:log=golden.%%r.hslog");
+    w.events = (hs_log_chunk_header *)(w.file + HS_LOG_HEADER_BYTES);
+    chunk(w.events, HS_LOG_CHUNK_EVENTS, 1, pid);
+    w.meta = (hs_log_chunk_header *)(w.file + h->growing_offset);
+    chunk(w.meta, HS_LOG_CHUNK_META, 1, pid);
+
+    const char *path = "/golden/bin/infer";
+    hs_log_module *m = put(w.meta, HS_LOG_MODULE, sizeof *m + sizeof(hs_log_segment) + (uint32_t)strlen(path));
+    m->load_bias = 0x400000;
+    m->generation = 1;
+    m->n_segments = 1;
+    m->path_bytes = (uint16_t)strlen(path);
+    hs_log_segment seg = {0x401000, 0x10000, 5, 0};
+    memcpy(m + 1, &seg, sizeof seg);
+    memcpy((uint8_t *)(m + 1) + sizeof seg, path, strlen(path));
+
+    static const char *const apis[] = {"hipMalloc", "hipFree", "hipMemcpyDtoH", "hipMemcpyHtoD",
+                                       "hipMemcpyAsync", "hipStreamSynchronize", "hipMemsetAsync", "hipStreamCreate"};
+    for (uint16_t i = 0; i < 8; i++) {
+        hs_log_api_name *a = put(w.meta, HS_LOG_API_NAME, sizeof *a + (uint32_t)strlen(apis[i]));
+        a->api = i;
+        a->name_bytes = (uint16_t)strlen(apis[i]);
+        memcpy(a + 1, apis[i], strlen(apis[i]));
+    }
+    for (uint32_t id = 1; id <= 2; id++) {
+        hs_log_stack *s = put(w.meta, HS_LOG_STACK, sizeof *s + 3 * 8);
+        s->id = id;
+        s->n_frames = 3;
+        uint64_t frames[3] = {0x401234 + id * 0x100, 0x401800, 0x401f00};
+        memcpy(s + 1, frames, sizeof frames);
+    }
+    return w;
+}
+
+static void alloc(writer *w, uint64_t t, uint64_t id, uint64_t base, uint64_t size, uint8_t kind)
+{
+    hs_log_alloc *a = put(w->events, HS_LOG_ALLOC, sizeof *a);
+    a->time_ns = t;
+    a->thread = w->events->thread;
+    a->api = 0;
+    a->mem_kind = kind;
+    a->stack = 1;
+    a->id = id;
+    a->base = base;
+    a->size = size;
+}
+
+static void release(writer *w, uint64_t t, uint64_t id, uint64_t base)
+{
+    hs_log_free *f = put(w->events, HS_LOG_FREE, sizeof *f);
+    f->time_ns = t;
+    f->thread = w->events->thread;
+    f->api = 1;
+    f->stack = 2;
+    f->id = id;
+    f->base = base;
+}
+
+static void copy(writer *w, uint16_t api, uint64_t t, uint64_t dur, uint8_t dir, uint64_t stream, uint64_t dst,
+                 uint64_t src, uint64_t bytes, uint64_t alloc_id, uint64_t offset, int32_t result, uint32_t finding)
+{
+    hs_log_copy *c = put(w->events, HS_LOG_COPY, sizeof *c);
+    c->start_ns = t;
+    c->end_ns = dur ? t + dur : 0;
+    c->thread = w->events->thread;
+    c->api = api;
+    c->direction = dir;
+    c->flags = api == 4 ? 1 : 0;
+    c->stream = stream;
+    c->dst = dst;
+    c->src = src;
+    c->bytes = bytes;
+    if (dir == 2)
+        c->src_alloc = alloc_id, c->src_offset = offset;
+    else
+        c->dst_alloc = alloc_id, c->dst_offset = offset;
+    c->result = result;
+    c->first_finding = finding;
+}
+
+static void finding(writer *w, uint64_t t, uint32_t seq, uint8_t kind, uint64_t bytes, uint64_t base, uint64_t size,
+                    uint64_t offset, uint64_t overrun, int32_t result)
+{
+    hs_log_finding *f = put(w->events, HS_LOG_FINDING, sizeof *f);
+    f->time_ns = t;
+    f->seq = seq;
+    f->thread = w->events->thread;
+    f->api = 2;
+    f->kind = kind;
+    f->severity = 2;
+    f->direction = 2;
+    f->stack = 2;
+    f->result = result;
+    f->dst = 0x7000000;
+    f->src = base + offset;
+    f->bytes = bytes;
+    f->alloc_base = base;
+    f->alloc_size = size;
+    f->alloc_offset = offset;
+    f->alloc_id = 1;
+    f->overrun = overrun;
+    f->alloc_stack = 1;
+}
+
+static void sync_on(writer *w, uint64_t t, uint64_t stream)
+{
+    hs_log_sync *y = put(w->events, HS_LOG_SYNC, sizeof *y);
+    y->start_ns = t;
+    y->end_ns = t + 2000;
+    y->thread = w->events->thread;
+    y->api = 5;
+    y->stream = stream;
+}
+
+static int save(const char *dir, const char *name, const uint8_t *data, size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size) {
+        fprintf(stderr, "make_golden: cannot write %s\n", path);
+        return 1;
+    }
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2)
+        return 2;
+    const uint64_t t0 = 1790000000000000000ull, arena = 2519728128ull, base = 0x7fe70fe00000ull;
+    /* rank 0: seed 003's read past the arena, between clean work on two streams */
+    writer a = start(1001, 0, t0);
+    alloc(&a, t0 + 1000, 1, base, arena, 1);
+    alloc(&a, t0 + 2000, 2, 0x7fe800000000ull, 1 << 20, 3);
+    copy(&a, 3, t0 + 3000, 5000, 1, 0, base + 4096, 0x600000, 65536, 1, 4096, 0, 0);
+    copy(&a, 4, t0 + 9000, 3000, 2, 0x5500, 0x7fe800000000ull, base + 8192, 4096, 1, 8192, 0, 0);
+    sync_on(&a, t0 + 12500, 0x5500);
+    finding(&a, t0 + 20000, 1, 0, 544538624, base, arena, 1976131072, 941568, 0);
+    copy(&a, 2, t0 + 20100, 800, 2, 0, 0x7000000, base + 1976131072, 544538624, 1, 1976131072, 1, 1);
+    finding(&a, t0 + 21000, 2, 12, 544538624, base, arena, 1976131072, 0, 1);
+    release(&a, t0 + 30000, 2, 0x7fe800000000ull); /* the arena (id 1) is never freed: a leak */
+    /* rank 1: clean, with a pending copy: the process died inside the call */
+    writer b = start(1002, 1, t0 + 500);
+    alloc(&b, t0 + 1500, 1, 0x7ff000000000ull, 1 << 24, 1);
+    copy(&b, 3, t0 + 4000, 4000, 1, 0, 0x7ff000000000ull, 0x600000, 1 << 20, 1, 0, 0, 0);
+    copy(&b, 4, t0 + 10000, 6000, 2, 0x6600, 0x800000, 0x7ff000010000ull, 1 << 16, 1, 0x10000, 0, 0);
+    sync_on(&b, t0 + 16500, 0x6600);
+    copy(&b, 2, t0 + 40000, 0, 2, 0, 0x800000, 0x7ff000020000ull, 12345, 1, 0x20000, HS_LOG_RESULT_PENDING, 0);
+
+    int rc = save(argv[1], "rank0.hslog", a.file, a.size) | save(argv[1], "rank1.hslog", b.file, b.size);
+    /* truncated in the middle of rank 0's event chunk */
+    size_t cut = HS_LOG_HEADER_BYTES + sizeof(hs_log_chunk_header) + 2 * sizeof(hs_log_alloc) + 100;
+    rc |= save(argv[1], "truncated.hslog", a.file, cut);
+    /* a record whose size field is garbage: the reader stops that chunk there */
+    hs_log_record_header *third = (hs_log_record_header *)(a.file + HS_LOG_HEADER_BYTES + sizeof(hs_log_chunk_header) +
+                                                           2 * sizeof(hs_log_alloc));
+    third->size = 7;
+    rc |= save(argv[1], "corrupt.hslog", a.file, a.size);
+    free(a.file);
+    free(b.file);
+    return rc;
+}

@@ -1,0 +1,183 @@
+/* Everything, machine-readable: the logs, the summary, every event, every finding with its
+ * symbolized stacks. */
+#include "emit.h"
+#include "formats.h"
+#include "symbolize.h"
+
+static void stack_json(FILE *out, hsr_log *log, uint32_t id)
+{
+    const hsr_stack *s = hsr_find_stack(log, id);
+    fputc('[', out);
+    for (uint32_t i = 0; s && i < s->n_frames; i++) {
+        hsr_frame_info fi;
+        uint64_t pc = hsr_frame(s, i);
+        hsr_symbolize(log, pc, &fi);
+        fprintf(out, "%s{\"pc\":\"0x%llx\",\"function\":", i ? "," : "", (unsigned long long)pc);
+        hsr_json_string(out, fi.function);
+        fprintf(out, ",\"file\":");
+        hsr_json_string(out, fi.file);
+        fprintf(out, ",\"line\":%d,\"module\":", fi.line);
+        hsr_json_string(out, fi.module);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
+{
+    switch (e->type) {
+    case HS_LOG_COPY:
+    case HS_LOG_MEMSET: {
+        const hs_log_copy *c = e->rec;
+        fprintf(out, "{\"type\":\"%s\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+                     "\"direction\":\"%s\",\"async\":%s,\"blocked\":%s,\"stream\":\"0x%llx\",\"dst\":\"0x%llx\","
+                     "\"src\":\"0x%llx\",\"bytes\":%llu,\"dst_alloc\":%llu,\"dst_offset\":%llu,\"src_alloc\":%llu,"
+                     "\"src_offset\":%llu,\"result\":",
+                e->type == HS_LOG_COPY ? "copy" : "memset", hsr_api_name(log, c->api), (unsigned long long)c->start_ns,
+                (unsigned long long)c->end_ns, c->thread, hsr_direction_name(c->direction), c->flags & 1 ? "true" : "false",
+                c->flags & 2 ? "true" : "false", (unsigned long long)c->stream, (unsigned long long)c->dst,
+                (unsigned long long)c->src, (unsigned long long)c->bytes, (unsigned long long)c->dst_alloc,
+                (unsigned long long)c->dst_offset, (unsigned long long)c->src_alloc, (unsigned long long)c->src_offset);
+        if (c->result == HS_LOG_RESULT_PENDING)
+            fprintf(out, "null");
+        else
+            fprintf(out, "%d", c->result);
+        fprintf(out, ",\"first_finding\":%u}", c->first_finding);
+        break;
+    }
+    case HS_LOG_ALLOC: {
+        const hs_log_alloc *a = e->rec;
+        fprintf(out, "{\"type\":\"alloc\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+                     "\"size\":%llu,\"mem_kind\":%u,\"device\":%d,\"stream\":\"0x%llx\",\"result\":%d}",
+                hsr_api_name(log, a->api), (unsigned long long)a->time_ns, a->thread, (unsigned long long)a->id,
+                (unsigned long long)a->base, (unsigned long long)a->size, a->mem_kind, a->device,
+                (unsigned long long)a->stream, a->result);
+        break;
+    }
+    case HS_LOG_FREE: {
+        const hs_log_free *f = e->rec;
+        fprintf(out, "{\"type\":\"free\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+                     "\"stream\":\"0x%llx\",\"result\":%d}",
+                hsr_api_name(log, f->api), (unsigned long long)f->time_ns, f->thread, (unsigned long long)f->id,
+                (unsigned long long)f->base, (unsigned long long)f->stream, f->result);
+        break;
+    }
+    case HS_LOG_SYNC: {
+        const hs_log_sync *y = e->rec;
+        fprintf(out, "{\"type\":\"sync\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+                     "\"stream\":\"0x%llx\",\"result\":%d}",
+                hsr_api_name(log, y->api), (unsigned long long)y->start_ns, (unsigned long long)y->end_ns, y->thread,
+                (unsigned long long)y->stream, y->result);
+        break;
+    }
+    case HS_LOG_STREAM: {
+        const hs_log_stream *t = e->rec;
+        fprintf(out, "{\"type\":\"stream\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
+                     "\"stream\":\"0x%llx\",\"result\":%d}",
+                hsr_api_name(log, t->api), (unsigned long long)t->time_ns, t->thread,
+                t->op == HS_LOG_STREAM_CREATE ? "create" : "destroy", (unsigned long long)t->stream, t->result);
+        break;
+    }
+    case HS_LOG_EVENT: {
+        const hs_log_event *v = e->rec;
+        fprintf(out, "{\"type\":\"event\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":%u,"
+                     "\"event\":\"0x%llx\",\"stream\":\"0x%llx\",\"result\":%d}",
+                hsr_api_name(log, v->api), (unsigned long long)v->time_ns, v->thread, v->op,
+                (unsigned long long)v->event, (unsigned long long)v->stream, v->result);
+        break;
+    }
+    case HS_LOG_FINDING: {
+        const hs_log_finding *f = e->rec;
+        fprintf(out, "{\"type\":\"finding\",\"seq\":%u,\"kind\":\"%s\",\"severity\":\"%s\",\"api\":\"%s\","
+                     "\"action\":\"%s\",\"direction\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"dst\":\"0x%llx\","
+                     "\"src\":\"0x%llx\",\"bytes\":%llu,\"stream\":\"0x%llx\",\"result\":%d,\"overrun\":%llu,\"alloc\":",
+                f->seq, hsr_kind_name(f->kind), hsr_severity_name(f->severity), hsr_api_name(log, f->api),
+                hsr_action_name(f->action), hsr_direction_name(f->direction), (unsigned long long)f->time_ns, f->thread,
+                (unsigned long long)f->dst, (unsigned long long)f->src, (unsigned long long)f->bytes,
+                (unsigned long long)f->stream, f->result, (unsigned long long)f->overrun);
+        if (f->alloc_id)
+            fprintf(out, "{\"base\":\"0x%llx\",\"size\":%llu,\"offset\":%llu,\"id\":%llu}", (unsigned long long)f->alloc_base,
+                    (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_offset, (unsigned long long)f->alloc_id);
+        else
+            fprintf(out, "null");
+        fprintf(out, ",\"stack\":");
+        stack_json(out, log, f->stack);
+        fprintf(out, ",\"alloc_stack\":");
+        stack_json(out, log, f->alloc_stack);
+        fprintf(out, ",\"free_stack\":");
+        stack_json(out, log, f->free_stack);
+        fputc('}', out);
+        break;
+    }
+    default:
+        fprintf(out, "{\"type\":\"unknown\",\"record\":%u}", e->type);
+    }
+}
+
+void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
+{
+    fprintf(out, "{\"logs\":[");
+    for (int i = 0; i < set->n_logs; i++) {
+        hsr_log *l = &set->logs[i];
+        const hs_log_file_header *h = &l->header;
+        fprintf(out, "%s{\"path\":", i ? "," : "");
+        hsr_json_string(out, l->path);
+        if (l->header_ok) {
+            fprintf(out, ",\"pid\":%u,\"parent_pid\":%u,\"rank\":%d,\"start_time_ns\":%llu,\"mode\":\"%s\",\"host\":",
+                    h->pid, h->parent_pid, h->rank, (unsigned long long)h->start_time_ns,
+                    h->flags & HS_LOG_FLAG_FULL ? "full" : "ring");
+            char text[2049];
+            snprintf(text, sizeof text, "%.64s", h->host);
+            hsr_json_string(out, text);
+            fprintf(out, ",\"executable\":");
+            snprintf(text, sizeof text, "%.512s", h->executable);
+            hsr_json_string(out, text);
+            fprintf(out, ",\"command_line\":");
+            snprintf(text, sizeof text, "%.2048s", h->command_line);
+            hsr_json_string(out, text);
+            fprintf(out, ",\"options\":");
+            snprintf(text, sizeof text, "%.2048s", h->options);
+            hsr_json_string(out, text);
+        }
+        fprintf(out, ",\"damage\":[");
+        for (int d = 0; d < l->n_damage; d++) {
+            fprintf(out, d ? "," : "");
+            hsr_json_string(out, l->damage[d]);
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "],\"summary\":{\"calls_by_api\":{");
+    for (int i = 0; i < s->n_apis; i++)
+        fprintf(out, "%s\"%s\":%llu", i ? "," : "", s->apis[i].name, (unsigned long long)s->apis[i].calls);
+    fprintf(out, "},\"bytes_by_direction\":{");
+    for (unsigned d = 0; d < 5; d++)
+        fprintf(out, "%s\"%s\":%llu", d ? "," : "", hsr_direction_name(d), (unsigned long long)s->bytes_by_dir[d]);
+    fprintf(out, "},\"copies\":%llu,\"memsets\":%llu,\"allocs\":%llu,\"frees\":%llu,\"syncs\":%llu,"
+                 "\"peak_device_bytes\":%llu,\"findings_by_kind\":{",
+            (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->allocs,
+            (unsigned long long)s->frees, (unsigned long long)s->syncs, (unsigned long long)s->peak_device_bytes);
+    const char *sep = "";
+    for (unsigned k = 0; k < hsr_kind_count(); k++)
+        if (s->findings_by_kind[k]) {
+            fprintf(out, "%s\"%s\":%llu", sep, hsr_kind_name(k), (unsigned long long)s->findings_by_kind[k]);
+            sep = ",";
+        }
+    fprintf(out, "},\"leaks\":[");
+    for (size_t i = 0; i < s->n_leaks; i++) {
+        hsr_log *l = &set->logs[s->leaks[i].log];
+        const hs_log_alloc *a = s->leaks[i].alloc;
+        fprintf(out, "%s{\"pid\":%u,\"id\":%llu,\"base\":\"0x%llx\",\"size\":%llu,\"api\":\"%s\",\"stack\":", i ? "," : "",
+                l->header.pid, (unsigned long long)a->id, (unsigned long long)a->base, (unsigned long long)a->size,
+                hsr_api_name(l, a->api));
+        stack_json(out, l, a->stack);
+        fputc('}', out);
+    }
+    fprintf(out, "]},\"events\":[");
+    for (size_t i = 0; i < set->n_events; i++) {
+        const hsr_event *e = &set->events[i];
+        fprintf(out, "%s{\"pid\":%u,\"record\":", i ? ",\n" : "\n", set->logs[e->log].header.pid);
+        event_json(out, &set->logs[e->log], e);
+        fputc('}', out);
+    }
+    fprintf(out, "\n]}\n");
+}

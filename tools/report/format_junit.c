@@ -1,0 +1,36 @@
+/* JUnit XML for CI panels: one test case per finding kind; error kinds that occurred fail. */
+#include "emit.h"
+#include "formats.h"
+
+void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out)
+{
+    unsigned failures = 0;
+    for (unsigned k = 0; k < hsr_kind_count(); k++)
+        failures += s->findings_by_kind[k] && k != 13 /* leak: info */ ? 1 : 0;
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n"
+                 "<testsuite name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n",
+            hsr_kind_count(), failures, hsr_kind_count(), failures);
+    for (unsigned k = 0; k < hsr_kind_count(); k++) {
+        fprintf(out, "<testcase classname=\"hipshadow\" name=\"%s\">", hsr_kind_name(k));
+        if (s->findings_by_kind[k]) {
+            bool failing = false;
+            for (size_t i = 0; i < set->n_events && !failing; i++)
+                if (set->events[i].type == HS_LOG_FINDING && ((const hs_log_finding *)set->events[i].rec)->kind == k)
+                    failing = ((const hs_log_finding *)set->events[i].rec)->severity == 2;
+            fprintf(out, failing ? "<failure message=\"%llu finding(s)\">" : "<system-out>%llu finding(s)\n",
+                    (unsigned long long)s->findings_by_kind[k]);
+            for (size_t i = 0; i < set->n_events; i++) {
+                const hsr_event *e = &set->events[i];
+                if (e->type != HS_LOG_FINDING || ((const hs_log_finding *)e->rec)->kind != k)
+                    continue;
+                char msg[512];
+                hsr_finding_message(&set->logs[e->log], e->rec, msg, sizeof msg);
+                hsr_xml_string(out, msg);
+                fputc('\n', out);
+            }
+            fprintf(out, failing ? "</failure>" : "</system-out>");
+        }
+        fprintf(out, "</testcase>\n");
+    }
+    fprintf(out, "</testsuite>\n</testsuites>\n");
+}

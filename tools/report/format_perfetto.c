@@ -1,0 +1,104 @@
+/* Chrome trace JSON (traceEvents) that opens in ui.perfetto.dev: one process per log, one track
+ * per stream with its copies, memsets and syncs, findings as instant events, and a counter
+ * track of device memory in use. */
+#include "emit.h"
+#include "formats.h"
+
+#include <stdlib.h>
+
+typedef struct track {
+    uint32_t log;
+    uint64_t stream;
+} track;
+
+typedef struct tracks {
+    track *items;
+    int n;
+} tracks;
+
+/* The track (tid) of a stream in a log: 1, 2, ... in order of first use. */
+static int track_of(tracks *t, uint32_t log, uint64_t stream, bool *is_new)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->items[i].log == log && t->items[i].stream == stream) {
+            *is_new = false;
+            return i + 1;
+        }
+    track *grown = realloc(t->items, (t->n + 1) * sizeof *grown);
+    if (!grown)
+        return 0;
+    t->items = grown;
+    t->items[t->n++] = (track){log, stream};
+    *is_new = true;
+    return t->n;
+}
+
+static double us(const hsr_summary *s, uint64_t t) { return t >= s->first_ns ? (t - s->first_ns) / 1000.0 : 0; }
+
+static void name_track(FILE *out, unsigned pid, int tid, uint64_t stream)
+{
+    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%d,\"args\":{\"name\":\"stream 0x%llx%s\"}}",
+            pid, tid, (unsigned long long)stream, stream ? "" : " (null stream)");
+}
+
+void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
+{
+    fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    fprintf(out, "{\"ph\":\"M\",\"name\":\"hipshadow\",\"pid\":0,\"tid\":0,\"args\":{}}");
+    for (int i = 0; i < set->n_logs; i++) {
+        hsr_log *l = &set->logs[i];
+        char name[600];
+        snprintf(name, sizeof name, "%.512s (pid %u)", l->header.executable, l->header.pid);
+        fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":", l->header.pid);
+        hsr_json_string(out, name);
+        fprintf(out, "}}");
+    }
+    tracks t = {0};
+    char b[32];
+    for (size_t i = 0; i < set->n_events; i++) {
+        const hsr_event *e = &set->events[i];
+        hsr_log *l = &set->logs[e->log];
+        unsigned pid = l->header.pid;
+        bool fresh;
+        if (e->type == HS_LOG_COPY || e->type == HS_LOG_MEMSET) {
+            const hs_log_copy *c = e->rec;
+            int tid = track_of(&t, e->log, c->stream, &fresh);
+            if (fresh)
+                name_track(out, pid, tid, c->stream);
+            uint64_t end = c->end_ns ? c->end_ns : c->start_ns;
+            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s %s %s\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,"
+                         "\"dur\":%.3f,\"args\":{\"dst\":\"0x%llx\",\"src\":\"0x%llx\",\"bytes\":%llu,\"result\":%d}}",
+                    e->type == HS_LOG_COPY ? "copy" : "memset", hsr_api_name(l, c->api),
+                    e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset",
+                    hsr_human_bytes(c->bytes, b, sizeof b), pid, tid, us(s, c->start_ns), (end - c->start_ns) / 1000.0,
+                    (unsigned long long)c->dst, (unsigned long long)c->src, (unsigned long long)c->bytes, c->result);
+        } else if (e->type == HS_LOG_SYNC) {
+            const hs_log_sync *y = e->rec;
+            int tid = track_of(&t, e->log, y->stream, &fresh);
+            if (fresh)
+                name_track(out, pid, tid, y->stream);
+            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+                         "\"args\":{\"result\":%d}}",
+                    hsr_api_name(l, y->api), pid, tid, us(s, y->start_ns), (y->end_ns - y->start_ns) / 1000.0, y->result);
+        } else if (e->type == HS_LOG_FINDING) {
+            const hs_log_finding *f = e->rec;
+            int tid = track_of(&t, e->log, f->stream, &fresh);
+            if (fresh)
+                name_track(out, pid, tid, f->stream);
+            char msg[512];
+            hsr_finding_message(l, f, msg, sizeof msg);
+            fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"finding\",\"name\":\"%s\",\"pid\":%u,\"tid\":%d,"
+                         "\"ts\":%.3f,\"args\":{\"message\":",
+                    hsr_kind_name(f->kind), pid, tid, us(s, f->time_ns));
+            hsr_json_string(out, msg);
+            fprintf(out, "}}");
+        }
+    }
+    for (size_t i = 0; i < s->n_memory; i++)
+        fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"device memory in use (bytes)\",\"pid\":%u,\"ts\":%.3f,"
+                     "\"args\":{\"bytes\":%llu}}",
+                set->logs[s->memory[i].log].header.pid, us(s, s->memory[i].time_ns),
+                (unsigned long long)s->memory[i].bytes);
+    fprintf(out, "\n]}\n");
+    free(t.items);
+}

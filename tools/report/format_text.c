@@ -1,0 +1,105 @@
+/* The default report: who ran, what was wrong with the log, a summary, then every finding
+ * with its stacks symbolized to function and file:line. */
+#include "emit.h"
+#include "formats.h"
+#include "symbolize.h"
+
+#include <time.h>
+
+static void print_stack(FILE *out, hsr_log *log, uint32_t id, const char *title)
+{
+    const hsr_stack *s = hsr_find_stack(log, id);
+    if (!s)
+        return;
+    fprintf(out, "      %s:\n", title);
+    for (uint32_t i = 0; i < s->n_frames; i++) {
+        hsr_frame_info fi;
+        uint64_t pc = hsr_frame(s, i);
+        hsr_symbolize(log, pc, &fi);
+        char text[1024];
+        hsr_frame_text(&fi, pc, text, sizeof text);
+        fprintf(out, "        #%u %s\n", i, text);
+    }
+}
+
+static double rel(const hsr_summary *s, uint64_t t) { return t >= s->first_ns ? (t - s->first_ns) / 1e9 : 0; }
+
+void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
+{
+    char b1[32], b2[32];
+    fprintf(out, "hipshadow report: %d log%s, %zu events\n", set->n_logs, set->n_logs == 1 ? "" : "s", set->n_events);
+    for (int i = 0; i < set->n_logs; i++) {
+        hsr_log *l = &set->logs[i];
+        fprintf(out, "  log %s\n", l->path);
+        if (l->header_ok) {
+            const hs_log_file_header *h = &l->header;
+            time_t t = (time_t)(h->start_time_ns / 1000000000ull);
+            struct tm tm;
+            char when[64];
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
+            fprintf(out, "    pid %u (parent %u), rank %d, host %.64s, started %s\n", h->pid, h->parent_pid, h->rank,
+                    h->host, when);
+            fprintf(out, "    command: %.2048s\n", h->command_line);
+            if (h->flags & HS_LOG_FLAG_FULL)
+                fprintf(out, "    every event kept (log_mode=full)\n");
+            else
+                fprintf(out, "    the last %s of events kept (log_mode=ring): older events may be gone\n",
+                        hsr_human_bytes(h->ring_chunks * HS_LOG_CHUNK_BYTES, b1, sizeof b1));
+        }
+        for (int d = 0; d < l->n_damage; d++)
+            fprintf(out, "    DAMAGE: %s\n", l->damage[d]);
+    }
+
+    fprintf(out, "\nSummary\n  calls by API:\n");
+    for (int i = 0; i < s->n_apis; i++)
+        fprintf(out, "    %-28s %llu\n", s->apis[i].name, (unsigned long long)s->apis[i].calls);
+    fprintf(out, "  bytes by direction:\n");
+    for (unsigned d = 0; d < 5; d++)
+        if (s->copies_by_dir[d])
+            fprintf(out, "    %-7s %s in %llu copies\n", hsr_direction_name(d),
+                    hsr_human_bytes(s->bytes_by_dir[d], b1, sizeof b1), (unsigned long long)s->copies_by_dir[d]);
+    fprintf(out, "  peak device memory in use: %s (%llu bytes) at +%.6f s\n",
+            hsr_human_bytes(s->peak_device_bytes, b1, sizeof b1), (unsigned long long)s->peak_device_bytes,
+            rel(s, s->peak_time_ns));
+    fprintf(out, "  findings by kind:");
+    if (!s->findings)
+        fprintf(out, " none");
+    for (unsigned k = 0; k < hsr_kind_count(); k++)
+        if (s->findings_by_kind[k])
+            fprintf(out, " %s=%llu", hsr_kind_name(k), (unsigned long long)s->findings_by_kind[k]);
+    fprintf(out, "\n  leaks: %zu allocation%s, %s, still live at the end of the log%s\n", s->n_leaks,
+            s->n_leaks == 1 ? "" : "s", hsr_human_bytes(s->leaked_bytes, b2, sizeof b2),
+            s->any_ring ? " (ring mode: frees before the kept window are not seen)" : "");
+    for (size_t i = 0; i < s->n_leaks; i++) {
+        hsr_log *l = &set->logs[s->leaks[i].log];
+        const hs_log_alloc *a = s->leaks[i].alloc;
+        fprintf(out, "    allocation #%llu: %llu bytes from %s at +%.6f s (pid %u)\n", (unsigned long long)a->id,
+                (unsigned long long)a->size, hsr_api_name(l, a->api), rel(s, a->time_ns), l->header.pid);
+        print_stack(out, l, a->stack, "allocated at");
+    }
+
+    fprintf(out, "\nFindings\n");
+    if (!s->findings)
+        fprintf(out, "  none\n");
+    for (size_t i = 0; i < set->n_events; i++) {
+        const hsr_event *e = &set->events[i];
+        if (e->type != HS_LOG_FINDING)
+            continue;
+        hsr_log *l = &set->logs[e->log];
+        const hs_log_finding *f = e->rec;
+        char msg[512];
+        hsr_finding_message(l, f, msg, sizeof msg);
+        fprintf(out, "  [%u] %s %s\n", f->seq, hsr_severity_name(f->severity), msg);
+        fprintf(out, "      pid %u, thread %u, at +%.6f s; dst 0x%llx, src 0x%llx, stream 0x%llx; action %s\n",
+                l->header.pid, f->thread, rel(s, f->time_ns), (unsigned long long)f->dst, (unsigned long long)f->src,
+                (unsigned long long)f->stream, hsr_action_name(f->action));
+        if (f->alloc_id)
+            fprintf(out, "      allocation #%llu [0x%llx, 0x%llx), offset %llu (offset %% 4096 = %llu)\n",
+                    (unsigned long long)f->alloc_id, (unsigned long long)f->alloc_base,
+                    (unsigned long long)(f->alloc_base + f->alloc_size), (unsigned long long)f->alloc_offset,
+                    (unsigned long long)(f->alloc_offset % 4096));
+        print_stack(out, l, f->stack, "at");
+        print_stack(out, l, f->alloc_stack, "allocated at");
+        print_stack(out, l, f->free_stack, "freed at");
+    }
+}

@@ -1,0 +1,28 @@
+/* The output formats of `hipshadow report`; one file each. */
+#ifndef HSR_FORMATS_H
+#define HSR_FORMATS_H
+
+#include "summary.h"
+
+#include <stdio.h>
+
+typedef void (*hsr_format_fn)(hsr_set *set, const hsr_summary *s, FILE *out);
+
+void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_csv(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_html(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out);
+void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out);
+
+/* Shared helpers. */
+const char *hsr_severity_name(unsigned severity);
+const char *hsr_action_name(unsigned action);
+/* One line describing a finding ("out-of-bounds on hipMemcpyDtoH: D2H of N bytes ..."). */
+void hsr_finding_message(const hsr_log *log, const hs_log_finding *f, char *buf, size_t len);
+/* The innermost frame of the program's own code (not libc, the runtime or hipshadow) with a
+ * source line; false when none has one. */
+bool hsr_own_frame(hsr_log *log, uint32_t stack, char *file, size_t file_len, int *line);
+
+#endif

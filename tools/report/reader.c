@@ -1,0 +1,332 @@
+#define _GNU_SOURCE
+#include "reader.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const kind_names[] = {
+#define HS_KIND(id, name, sev) name,
+#include "hipshadow/finding_kinds.inc"
+#undef HS_KIND
+};
+
+const char *hsr_kind_name(unsigned kind) { return kind < sizeof kind_names / sizeof *kind_names ? kind_names[kind] : "unknown-kind"; }
+unsigned hsr_kind_count(void) { return sizeof kind_names / sizeof *kind_names; }
+
+const char *hsr_direction_name(unsigned dir)
+{
+    static const char *const names[] = {"H2H", "H2D", "D2H", "D2D", "default"};
+    return dir < 5 ? names[dir] : "none";
+}
+
+static void damage(hsr_log *log, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **grown = realloc(log->damage, (log->n_damage + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    log->damage = grown;
+    log->damage[log->n_damage++] = strdup(buf);
+}
+
+static void add_event(hsr_set *set, uint32_t log, uint16_t type, const void *rec, uint64_t time)
+{
+    if (set->n_events == set->events_cap) {
+        size_t c = set->events_cap ? set->events_cap * 2 : 4096;
+        hsr_event *grown = realloc(set->events, c * sizeof *grown);
+        if (!grown)
+            return;
+        set->events = grown;
+        set->events_cap = c;
+    }
+    set->events[set->n_events++] = (hsr_event){time, rec, log, type};
+}
+
+/* Minimum size of each record type: anything shorter is damage. */
+static uint32_t min_size(uint16_t type)
+{
+    switch (type) {
+#define HS_LOG_MIN(id, num, ver, st) case num: return (uint32_t)sizeof(st);
+        HS_LOG_RECORDS(HS_LOG_MIN)
+#undef HS_LOG_MIN
+    default: return 0;
+    }
+}
+
+static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t size, uint64_t off)
+{
+    if (type == HS_LOG_MODULE) {
+        hs_log_module m;
+        memcpy(&m, p, sizeof m);
+        uint64_t need = sizeof m + (uint64_t)m.n_segments * sizeof(hs_log_segment) + m.path_bytes;
+        if (need > size) {
+            damage(log, "offset %llu: module record longer than its size", (unsigned long long)off);
+            return;
+        }
+        hsr_module *grown = realloc(log->modules, (log->n_modules + 1) * sizeof *grown);
+        if (!grown)
+            return;
+        log->modules = grown;
+        char *path = strndup((const char *)p + sizeof m + m.n_segments * sizeof(hs_log_segment), m.path_bytes);
+        log->modules[log->n_modules++] = (hsr_module){path, m.load_bias, m.generation,
+                                                      (const hs_log_segment *)(p + sizeof m), m.n_segments};
+    } else if (type == HS_LOG_STACK) {
+        hs_log_stack s;
+        memcpy(&s, p, sizeof s);
+        if (sizeof s + (uint64_t)s.n_frames * 8 > size) {
+            damage(log, "offset %llu: stack record longer than its size", (unsigned long long)off);
+            return;
+        }
+        hsr_stack *grown = realloc(log->stacks, (log->n_stacks + 1) * sizeof *grown);
+        if (!grown)
+            return;
+        log->stacks = grown;
+        log->stacks[log->n_stacks++] = (hsr_stack){s.id, s.n_frames, p + sizeof s};
+    } else if (type == HS_LOG_API_NAME) {
+        hs_log_api_name a;
+        memcpy(&a, p, sizeof a);
+        if (sizeof a + (uint64_t)a.name_bytes > size) {
+            damage(log, "offset %llu: api-name record longer than its size", (unsigned long long)off);
+            return;
+        }
+        if (a.api >= log->n_api_names) {
+            char **grown = realloc(log->api_names, (a.api + 1) * sizeof *grown);
+            if (!grown)
+                return;
+            memset(grown + log->n_api_names, 0, (a.api + 1 - log->n_api_names) * sizeof *grown);
+            log->api_names = grown;
+            log->n_api_names = a.api + 1;
+        }
+        free(log->api_names[a.api]);
+        log->api_names[a.api] = strndup((const char *)p + sizeof a, a.name_bytes);
+    }
+}
+
+static uint64_t event_time(uint16_t type, const uint8_t *p)
+{
+    (void)type;
+    uint64_t t; /* every event record starts its payload with its (start) time */
+    memcpy(&t, p + sizeof(hs_log_record_header), sizeof t);
+    return t;
+}
+
+static void parse_chunk(hsr_set *set, uint32_t index, const uint8_t *chunk, uint64_t avail, uint64_t off)
+{
+    hsr_log *log = &set->logs[index];
+    hs_log_chunk_header h;
+    if (avail < sizeof h) {
+        damage(log, "offset %llu: the file ends inside a chunk header (truncated)", (unsigned long long)off);
+        return;
+    }
+    memcpy(&h, chunk, sizeof h);
+    if (h.magic == 0)
+        return; /* reserved space never written */
+    if (h.magic != HS_LOG_CHUNK_MAGIC) {
+        damage(log, "offset %llu: bad chunk magic 0x%08x: chunk skipped", (unsigned long long)off, h.magic);
+        return;
+    }
+    uint64_t used = h.used;
+    if (used > HS_LOG_CHUNK_BYTES - sizeof h) {
+        damage(log, "offset %llu: chunk claims %llu bytes, more than a chunk holds: read as far as it can be",
+               (unsigned long long)off, (unsigned long long)used);
+        used = HS_LOG_CHUNK_BYTES - sizeof h;
+    }
+    bool truncated = sizeof h + used > avail;
+    if (truncated) {
+        damage(log, "offset %llu: the file ends inside this chunk (truncated at offset %llu): records up to there are read",
+               (unsigned long long)off, (unsigned long long)(off + avail));
+        used = avail - sizeof h;
+    }
+    const uint8_t *p = chunk + sizeof h, *end = p + used;
+    while (p < end) {
+        uint64_t roff = off + (uint64_t)(p - chunk);
+        if ((size_t)(end - p) < sizeof(hs_log_record_header)) {
+            damage(log, "offset %llu: a record header is cut short: the rest of the chunk is skipped", (unsigned long long)roff);
+            return;
+        }
+        hs_log_record_header rh;
+        memcpy(&rh, p, sizeof rh);
+        uint32_t need = min_size(rh.type);
+        if (!need) {
+            damage(log, "offset %llu: unknown record type %u: the rest of the chunk is skipped", (unsigned long long)roff, rh.type);
+            return;
+        }
+        if (truncated && rh.size >= need && rh.size > (uint64_t)(end - p))
+            return; /* the record the truncation cut in two: already said */
+        if (rh.size < need || rh.size > (uint64_t)(end - p)) {
+            damage(log, "offset %llu: record of type %u has a bad size %u: the rest of the chunk is skipped",
+                   (unsigned long long)roff, rh.type, rh.size);
+            return;
+        }
+        if (rh.type == HS_LOG_MODULE || rh.type == HS_LOG_STACK || rh.type == HS_LOG_API_NAME)
+            parse_meta(log, rh.type, p, rh.size, roff);
+        else
+            add_event(set, index, rh.type, p, event_time(rh.type, p));
+        p += rh.size;
+    }
+}
+
+static void parse(hsr_set *set, uint32_t index)
+{
+    hsr_log *log = &set->logs[index];
+    if (log->size < sizeof(hs_log_file_header)) {
+        damage(log, "offset 0: %zu bytes is too short for a log header: nothing read", log->size);
+        return;
+    }
+    memcpy(&log->header, log->data, sizeof log->header);
+    const hs_log_file_header *h = &log->header;
+    if (h->magic == HS_LOG_MAGIC_SWAPPED) {
+        damage(log, "offset 0: written with the other byte order, which this reader does not convert");
+        return;
+    }
+    if (h->magic != HS_LOG_MAGIC) {
+        damage(log, "offset 0: not a hipshadow log (magic 0x%08x)", h->magic);
+        return;
+    }
+    if (h->format_version != HS_LOG_FORMAT_VERSION) {
+        damage(log, "offset 4: format version %u, this reader knows %u", h->format_version, HS_LOG_FORMAT_VERSION);
+        return;
+    }
+    if (h->chunk_bytes != HS_LOG_CHUNK_BYTES || h->ring_offset < HS_LOG_HEADER_BYTES ||
+        h->growing_offset < h->ring_offset || (h->growing_offset - h->ring_offset) / HS_LOG_CHUNK_BYTES != h->ring_chunks) {
+        damage(log, "offset 8: inconsistent layout in the header (chunk %u, ring at %llu x %llu, growing at %llu)",
+               h->chunk_bytes, (unsigned long long)h->ring_offset, (unsigned long long)h->ring_chunks,
+               (unsigned long long)h->growing_offset);
+        return;
+    }
+    log->header_ok = true;
+    for (uint64_t off = h->ring_offset; off < log->size; off += HS_LOG_CHUNK_BYTES)
+        parse_chunk(set, index, log->data + off, log->size - off, off);
+    if (log->size <= h->growing_offset)
+        damage(log, "offset %llu: the file ends before its metadata (module map, stacks, API names): "
+                    "frames and API names cannot be resolved", (unsigned long long)h->growing_offset);
+}
+
+static int by_stack_id(const void *a, const void *b)
+{
+    uint32_t x = ((const hsr_stack *)a)->id, y = ((const hsr_stack *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static hsr_log *new_log(hsr_set *set, const char *name)
+{
+    hsr_log *grown = realloc(set->logs, (set->n_logs + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    set->logs = grown;
+    hsr_log *log = &set->logs[set->n_logs];
+    memset(log, 0, sizeof *log);
+    log->path = strdup(name);
+    return log;
+}
+
+void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t size)
+{
+    hsr_log *log = new_log(set, name);
+    if (!log)
+        return;
+    log->data = data;
+    log->size = size;
+    parse(set, (uint32_t)set->n_logs++);
+    if (log->n_stacks)
+        qsort(log->stacks, log->n_stacks, sizeof *log->stacks, by_stack_id);
+}
+
+bool hsr_add_file(hsr_set *set, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (p == MAP_FAILED)
+        return false;
+    hsr_add_buffer(set, path, p, (size_t)st.st_size);
+    set->logs[set->n_logs - 1].mapped = p != NULL;
+    return true;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const hsr_event *x = a, *y = b;
+    if (x->time_ns != y->time_ns)
+        return x->time_ns < y->time_ns ? -1 : 1;
+    if (x->log != y->log)
+        return x->log < y->log ? -1 : 1;
+    return x->rec < y->rec ? -1 : x->rec > y->rec; /* same time: file order */
+}
+
+void hsr_finish(hsr_set *set)
+{
+    if (set->n_events)
+        qsort(set->events, set->n_events, sizeof *set->events, by_time);
+}
+
+void hsr_free(hsr_set *set)
+{
+    for (int i = 0; i < set->n_logs; i++) {
+        hsr_log *l = &set->logs[i];
+        if (l->mapped)
+            munmap((void *)l->data, l->size);
+        for (int m = 0; m < l->n_modules; m++)
+            free((void *)l->modules[m].path);
+        for (int a = 0; a < l->n_api_names; a++)
+            free(l->api_names[a]);
+        for (int d = 0; d < l->n_damage; d++)
+            free(l->damage[d]);
+        free(l->modules);
+        free(l->stacks);
+        free(l->api_names);
+        free(l->damage);
+        free(l->path);
+    }
+    free(set->logs);
+    free(set->events);
+    memset(set, 0, sizeof *set);
+}
+
+const hsr_stack *hsr_find_stack(const hsr_log *log, uint32_t id)
+{
+    hsr_stack key = {.id = id};
+    return id && log->n_stacks ? bsearch(&key, log->stacks, log->n_stacks, sizeof key, by_stack_id) : NULL;
+}
+
+uint64_t hsr_frame(const hsr_stack *s, uint32_t i)
+{
+    uint64_t pc;
+    memcpy(&pc, s->frames + (size_t)i * 8, 8);
+    return pc;
+}
+
+const char *hsr_api_name(const hsr_log *log, uint16_t api)
+{
+    return api < log->n_api_names && log->api_names[api] ? log->api_names[api] : "unknown-api";
+}
+
+uint64_t hsr_event_end(const hsr_event *e)
+{
+    if (e->type == HS_LOG_COPY || e->type == HS_LOG_MEMSET) {
+        hs_log_copy c;
+        memcpy(&c, e->rec, sizeof c);
+        return c.end_ns ? c.end_ns : c.start_ns;
+    }
+    if (e->type == HS_LOG_SYNC) {
+        hs_log_sync s;
+        memcpy(&s, e->rec, sizeof s);
+        return s.end_ns ? s.end_ns : s.start_ns;
+    }
+    return e->time_ns;
+}

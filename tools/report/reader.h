@@ -1,0 +1,77 @@
+/* Reads hipshadow post-mortem logs into one merged timeline.  A truncated or damaged log is
+ * read up to the damage; each problem becomes a message that says where it starts. */
+#ifndef HSR_READER_H
+#define HSR_READER_H
+
+#include "hipshadow/log_format.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct hsr_module {
+    const char *path;
+    uint64_t load_bias;
+    uint32_t generation;
+    const hs_log_segment *segments; /* n_segments, unaligned: points into the log */
+    int n_segments;
+} hsr_module;
+
+typedef struct hsr_stack {
+    uint32_t id;
+    uint32_t n_frames;
+    const uint8_t *frames;           /* n_frames little-endian uint64, unaligned */
+} hsr_stack;
+
+typedef struct hsr_log {
+    char *path;
+    const uint8_t *data;             /* the whole file, mapped */
+    size_t size;
+    bool mapped;
+    hs_log_file_header header;
+    bool header_ok;
+    hsr_module *modules;
+    int n_modules;
+    hsr_stack *stacks;               /* sorted by id */
+    size_t n_stacks;
+    char **api_names;                /* by api number */
+    int n_api_names;
+    char **damage;                   /* one message per problem, with the file offset */
+    int n_damage;
+    void *symbolizer;                /* symbolize.c's state for this log */
+} hsr_log;
+
+/* One record of the merged timeline: points into its log's data. */
+typedef struct hsr_event {
+    uint64_t time_ns;
+    const void *rec;                 /* hs_log_copy, hs_log_alloc, ... (packed, unaligned) */
+    uint32_t log;                    /* index into hsr_set.logs */
+    uint16_t type;                   /* HS_LOG_* */
+} hsr_event;
+
+typedef struct hsr_set {
+    hsr_log *logs;
+    int n_logs;
+    hsr_event *events;               /* every event record of every log, by time */
+    size_t n_events, events_cap;
+} hsr_set;
+
+/* Adds a log file (mapped read-only).  Returns false only when the file cannot be read at all;
+ * damage inside it is recorded in the log's messages. */
+bool hsr_add_file(hsr_set *set, const char *path);
+/* Adds a log held in memory (the fuzz target's entry). The buffer must outlive the set. */
+void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t size);
+/* Sorts the merged timeline; call once after adding every log. */
+void hsr_finish(hsr_set *set);
+void hsr_free(hsr_set *set);
+
+const hsr_stack *hsr_find_stack(const hsr_log *log, uint32_t id);
+uint64_t hsr_frame(const hsr_stack *s, uint32_t i);
+const char *hsr_api_name(const hsr_log *log, uint16_t api);
+const char *hsr_kind_name(unsigned kind);
+unsigned hsr_kind_count(void);
+const char *hsr_direction_name(unsigned dir);
+uint64_t hsr_event_end(const hsr_event *e);   /* end time of copies and syncs, else time_ns */
+
+#endif

@@ -1,0 +1,43 @@
+/* What every format summarizes: calls by API, bytes by direction, device memory in use over
+ * time and its peak, findings by kind, and leaks. */
+#ifndef HSR_SUMMARY_H
+#define HSR_SUMMARY_H
+
+#include "reader.h"
+
+typedef struct hsr_api_count {
+    const char *name;
+    uint64_t calls;
+} hsr_api_count;
+
+typedef struct hsr_leak {
+    uint32_t log;
+    const hs_log_alloc *alloc;
+} hsr_leak;
+
+typedef struct hsr_memory_point {
+    uint64_t time_ns;
+    uint32_t log;
+    uint64_t bytes;                  /* device memory in use in all logs together, after this event */
+} hsr_memory_point;
+
+typedef struct hsr_summary {
+    hsr_api_count *apis;             /* most called first */
+    int n_apis;
+    uint64_t copies, memsets, allocs, frees, syncs, findings;
+    uint64_t copies_by_dir[5], bytes_by_dir[5];
+    uint64_t peak_device_bytes, peak_time_ns;
+    uint64_t *findings_by_kind;      /* hsr_kind_count() entries */
+    hsr_leak *leaks;
+    size_t n_leaks;
+    uint64_t leaked_bytes;
+    hsr_memory_point *memory;        /* one point per device alloc/free */
+    size_t n_memory;
+    uint64_t first_ns, last_ns;
+    bool any_ring;                   /* some log kept only its last events */
+} hsr_summary;
+
+void hsr_summarize(const hsr_set *set, hsr_summary *s);
+void hsr_summary_free(hsr_summary *s);
+
+#endif
