@@ -1,25 +1,73 @@
 #!/usr/bin/env bash
-# Prints what hipshadow adds to one small async D2H copy on the simulated runtime: runs the copy
-# loop with and without the preload, interleaved, ROUNDS times each, and reports medians.
-# The simulator's own cost is in both columns; the difference is hipshadow's check.
+# Benchmarks that print figures (never timed tests).  The simulated runtime's own cost is in
+# every "plain" column; the differences are hipshadow's.
+#   bash tools/bench.sh copy   added cost of the checks per small D2H copy, by live allocations
+#   bash tools/bench.sh log    post-mortem log: bytes per event, recording cost per event,
+#                              report time for a log of 10M events
+#   bash tools/bench.sh        both
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh >/dev/null
+what=${1:-all}
 rounds=${ROUNDS:-7}
-calls=${CALLS:-200000}
 export LD_LIBRARY_PATH=build/tests/simhip
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-printf "%-10s %-9s %12s %12s %12s\n" "live" "host" "plain ns" "hipshadow ns" "added ns"
-for host in pinned pageable; do
-  for live in 10 1000 100000; do
-    plain=(); shadow=()
-    for ((r = 0; r < rounds; r++)); do
-      plain+=("$(build/tests/bench/bench_copy "$live" "$calls" "$host")")
-      shadow+=("$(build/tools/hipshadow -- build/tests/bench/bench_copy "$live" "$calls" "$host" 2>/dev/null | head -1)")
+bench=build/tests/bench/bench_copy
+shadow() { build/tools/hipshadow "$@" 2>/dev/null | head -1; }
+echo "$(date -u +%F), $(nproc) cores, $(uname -m); medians of $rounds interleaved runs"
+
+if [ "$what" = copy ] || [ "$what" = all ]; then
+  calls=${CALLS:-200000}
+  echo
+  echo "== checks: $calls hipMemcpyAsync D2H of 4 bytes from interior pointers =="
+  printf "%-10s %-9s %12s %14s %12s\n" "live" "host" "plain ns" "hipshadow ns" "added ns"
+  for host in pinned pageable; do
+    for live in 10 1000 100000; do
+      plain=(); with=()
+      for ((r = 0; r < rounds; r++)); do
+        plain+=("$($bench "$live" "$calls" "$host")")
+        with+=("$(shadow -- $bench "$live" "$calls" "$host")")
+      done
+      p=$(printf "%s\n" "${plain[@]}" | median); s=$(printf "%s\n" "${with[@]}" | median)
+      printf "%-10s %-9s %12.1f %14.1f %12.1f\n" "$live" "$host" "$p" "$s" "$(echo "$s - $p" | bc -l)"
     done
-    p=$(printf "%s\n" "${plain[@]}" | median)
-    s=$(printf "%s\n" "${shadow[@]}" | median)
-    printf "%-10s %-9s %12.1f %12.1f %12.1f\n" "$live" "$host" "$p" "$s" "$(echo "$s - $p" | bc -l)"
   done
-done
-echo "(medians of $rounds interleaved runs of $calls hipMemcpyAsync D2H calls of 4 bytes from interior pointers; $(date -u +%F), $(nproc) cores)"
+fi
+
+if [ "$what" = log ] || [ "$what" = all ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  calls=${CALLS:-200000}
+  echo
+  echo "== post-mortem log: $calls copies, 10 live allocations, pinned host =="
+  off=(); ring=(); full=()
+  for ((r = 0; r < rounds; r++)); do
+    off+=("$(shadow -- $bench 10 "$calls" pinned)")
+    ring+=("$(shadow --option "log=$tmp/ring.$r.%p.log" -- $bench 10 "$calls" pinned)")
+    full+=("$(shadow --option "log=$tmp/full.$r.%p.log" --option log_mode=full -- $bench 10 "$calls" pinned)")
+  done
+  o=$(printf "%s\n" "${off[@]}" | median); rg=$(printf "%s\n" "${ring[@]}" | median); f=$(printf "%s\n" "${full[@]}" | median)
+  printf "per copy: %.1f ns without a log, %.1f ns with log_mode=ring (+%.1f), %.1f ns with log_mode=full (+%.1f)\n" \
+    "$o" "$rg" "$(echo "$rg - $o" | bc -l)" "$f" "$(echo "$f - $o" | bc -l)"
+  python3 - "$tmp"/full.0.*.log "$calls" <<'PY'
+import struct, sys
+path, calls = sys.argv[1], int(sys.argv[2])
+data = open(path, "rb").read()
+ring_off, ring_chunks, grow_off = struct.unpack_from("<QQQ", data, 16)
+used = {1: 0, 2: 0}
+for off in range(ring_off, len(data), 65536):
+    magic, kind, _, seq, thread, u = struct.unpack_from("<IHHQII", data, off)
+    if magic == 0x4b4e4843:
+        used[kind] = used.get(kind, 0) + u
+print(f"bytes per event: {used[1] / calls:.1f} (event records), plus {used[2]} bytes of metadata "
+      f"(modules, stacks, API names) for the whole run")
+PY
+  big=${BIG_EVENTS:-10000000}
+  echo
+  echo "== report time for a log of $big copies (log_mode=full) =="
+  shadow --option "log=$tmp/big.%p.log" --option log_mode=full -- $bench 1 "$big" pinned >/dev/null
+  ls -l "$tmp"/big.*.log | awk '{printf "log size: %.0f MiB\n", $5 / 1048576}'
+  for fmt in text csv; do
+    /usr/bin/time -f "report --format $fmt: %e s, %M KiB peak memory" build/tools/hipshadow report --format "$fmt" "$tmp"/big.*.log >/dev/null
+  done
+fi
