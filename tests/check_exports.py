@@ -11,7 +11,8 @@ exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
 text = open(table).read()
 wrapped = set(re.findall(r"^HS_HIP_FN\((\w+),", text, re.M))
 conditional = set(re.findall(r"#if[^\n]*\nHS_HIP_FN\((\w+),", text))
-public = {"hipshadow_pause_impl", "hipshadow_resume_impl"}
+public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
+          "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl"}
 problems = []
 extra = exported - wrapped - public
 missing = (wrapped - conditional) - exported

@@ -20,6 +20,9 @@ extern "C" {
 /* The exported entry points (only present while the library is loaded). */
 void hipshadow_pause_impl(void);
 void hipshadow_resume_impl(void);
+int hipshadow_region_register_impl(const void *base, size_t size, const char *name);
+int hipshadow_region_unregister_impl(const void *base);
+int hipshadow_name_allocation_impl(const void *ptr, const char *name);
 
 /* Resolves name once per call site; NULL without the library. */
 #define HIPSHADOW__RESOLVE(name)                                                   \
@@ -47,6 +50,30 @@ static inline void hipshadow_resume(void)
     void (*fn)(void) = (void (*)(void))HIPSHADOW__RESOLVE("hipshadow_resume_impl");
     if (fn)
         fn();
+}
+
+/* Declares [base, base+size) a sub-buffer of a pool (a tensor in an arena) called name.  A copy
+ * that starts in it and runs past its end, while staying inside the allocation, is reported as
+ * region-overrun naming it.  Returns 0, or -1 (also when hipshadow is not loaded). */
+static inline int hipshadow_region_register(const void *base, size_t size, const char *name)
+{
+    int (*fn)(const void *, size_t, const char *) =
+        (int (*)(const void *, size_t, const char *))HIPSHADOW__RESOLVE("hipshadow_region_register_impl");
+    return fn ? fn(base, size, name) : -1;
+}
+
+static inline int hipshadow_region_unregister(const void *base)
+{
+    int (*fn)(const void *) = (int (*)(const void *))HIPSHADOW__RESOLVE("hipshadow_region_unregister_impl");
+    return fn ? fn(base) : -1;
+}
+
+/* Names the allocation holding ptr in every report about it ("kv_cache", "arena 0"). */
+static inline int hipshadow_name_allocation(const void *ptr, const char *name)
+{
+    int (*fn)(const void *, const char *) =
+        (int (*)(const void *, const char *))HIPSHADOW__RESOLVE("hipshadow_name_allocation_impl");
+    return fn ? fn(ptr, name) : -1;
 }
 
 #ifdef __cplusplus

@@ -18,9 +18,19 @@ typedef enum hs_op {
     HS_OP_MEMSET,
     HS_OP_STREAM_CREATE,  /* *out_stream receives the handle */
     HS_OP_STREAM_DESTROY,
-    HS_OP_SYNC,           /* stream/device/event synchronisation or query */
+    HS_OP_SYNC,           /* stream/device/event synchronisation or query (see hs_sync) */
     HS_OP_LOOKUP,         /* get-proc-address style: checked only for its result */
+    HS_OP_EVENT_CREATE,   /* *out_event receives the handle */
+    HS_OP_EVENT_DESTROY,
+    HS_OP_EVENT_RECORD,   /* event recorded on stream */
+    HS_OP_STREAM_WAIT,    /* stream waits for event */
+    HS_OP_CAPTURE_BEGIN,
+    HS_OP_CAPTURE_END,
+    HS_OP_POOL_CREATE,    /* *out_pool receives the handle */
+    HS_OP_POOL_DESTROY,
 } hs_op;
+
+typedef enum hs_sync { HS_SYNC_STREAM = 0, HS_SYNC_DEVICE, HS_SYNC_EVENT } hs_sync;
 
 typedef struct hs_call {
     uint16_t api;             /* index into the front-end's table */
@@ -36,6 +46,16 @@ typedef struct hs_call {
     bool has_stream;
     uintptr_t stream;
     void *out_stream;         /* hipStream_t* / cudaStream_t* */
+    unsigned stream_flags;    /* creation flags: 1 = non-blocking */
+    uint8_t sync;             /* hs_sync, for HS_OP_SYNC */
+    int capture_mode;
+    /* events and pools */
+    uintptr_t event;
+    void *out_event;
+    uintptr_t pool;
+    void *out_pool;
+    /* the program's return address into its own code: dedupes info notes per call site */
+    uintptr_t caller;
     /* allocation and free */
     void **out_ptr;
     uintptr_t register_ptr;   /* hipHostRegister: the host range being registered */

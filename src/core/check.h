@@ -5,6 +5,7 @@
 
 #include "call.h"
 #include "hostmem.h"
+#include "ordering.h"
 #include "shadow.h"
 #include "streams.h"
 
@@ -28,6 +29,8 @@ typedef struct hs_side {
     hs_span alloc;            /* valid when where != NONE or runtime_known */
     bool host_checked;        /* the host probe ran (pageable host side) */
     hs_host_fact host;
+    bool in_region;           /* an annotated region (hipshadow_region_register) holds ptr */
+    hs_span region;
 } hs_side;
 
 typedef struct hs_facts {
@@ -35,6 +38,8 @@ typedef struct hs_facts {
     hs_side dst, src;
     hs_stream_state stream_state;
     hs_span stream_info;      /* the destroyed stream, when stream_state is DESTROYED */
+    hs_conflict conflict;     /* async-overlap / free-while-pending: the other operation */
+    uintptr_t capturing_stream; /* capture-violation: the stream being captured */
 } hs_facts;
 
 typedef struct hs_finding {

@@ -1,8 +1,12 @@
+/* The one path every wrapper takes: enter (guard), before (describe, check, decide), the
+ * front-end forwards, after (update the model, runtime-error, record), leave. */
 #define _GNU_SOURCE
 #include "core.h"
 #include "frontend.h"
 #include "hostmem.h"
+#include "ordering.h"
 #include "record.h"
+#include "regions.h"
 #include "report.h"
 #include "shadow.h"
 #include "stacks.h"
@@ -36,12 +40,17 @@ bool hs_enter(void)
 
 void hs_leave(void) { in_wrapper = 0; }
 
+/* ---- facts ---- */
+
 static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
 {
     s->ptr = ptr;
     s->extent = extent;
-    if (ptr)
-        s->where = hs_shadow_lookup(ptr, &s->alloc);
+    if (!ptr)
+        return;
+    s->where = hs_shadow_lookup(ptr, &s->alloc);
+    if (s->where == HS_WHERE_LIVE && HS_UNLIKELY(hs_regions_any()))
+        s->in_region = hs_region_find(ptr, &s->region);
 }
 
 /* Cold-ish: only for pointers the shadow map does not know. */
@@ -71,7 +80,6 @@ static void gather_memory_facts(const hs_call *c, hs_facts *f)
     describe_side(&f->dst, c->dst, c->dst_extent ? c->dst_extent : c->bytes);
     if (c->op == HS_OP_COPY)
         describe_side(&f->src, c->src, c->src_extent ? c->src_extent : c->bytes);
-    f->stream_state = c->has_stream ? hs_stream_state_of(c->stream, &f->stream_info) : HS_STREAM_OK;
     if (c->bytes == 0)
         return;
     if (c->op == HS_OP_MEMSET) {
@@ -93,6 +101,8 @@ static void gather_memory_facts(const hs_call *c, hs_facts *f)
     else
         probe_host(&f->dst, true);
 }
+
+/* ---- findings ---- */
 
 static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
 {
@@ -140,6 +150,102 @@ static void add_finding(hs_call_state *st, hs_kind kind, hs_side_id side)
         st->findings[st->n_findings++] = (hs_finding){kind, hs_kind_severity(kind), side, 0, 0};
 }
 
+/* Info notes are said once per call site (the program's return address). */
+static bool first_time_at(uintptr_t caller)
+{
+    enum { SLOTS = 4096 };
+    static _Atomic uintptr_t seen[SLOTS];
+    if (!caller)
+        return true;
+    for (unsigned i = 0, h = (unsigned)(caller >> 4) % SLOTS; i < 64; i++, h = (h + 1) % SLOTS) {
+        uintptr_t expected = 0;
+        if (atomic_load_explicit(&seen[h], memory_order_relaxed) == caller)
+            return false;
+        if (atomic_compare_exchange_strong(&seen[h], &expected, caller))
+            return true;
+        if (expected == caller)
+            return false;
+    }
+    return false; /* table crowded: stay quiet rather than flood */
+}
+
+/* ---- streams: capture, pending work, overlaps ---- */
+
+static uintptr_t any_capturing_stream(void)
+{
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        if (s && atomic_load(&s->capturing))
+            return s->handle;
+    }
+    return 0;
+}
+
+static bool is_sync_like(const hs_call *c)
+{
+    return ((c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) && !c->async) ||
+           (c->op == HS_OP_SYNC && c->sync != HS_SYNC_EVENT);
+}
+
+static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op *op)
+{
+    memset(op, 0, sizeof *op);
+    op->time_ns = hs_now_ns();
+    op->thread = hs_thread_id();
+    op->api = c->api;
+    op->bytes = c->bytes;
+    op->dir = (uint8_t)f->dir;
+    const hs_side *sides[2] = {&f->dst, &f->src};
+    for (int i = 0; i < 2; i++) {
+        const hs_side *s = sides[i];
+        if (!s->ptr)
+            continue;
+        bool device = s->where != HS_WHERE_NONE ? hs_mem_kind_is_device(s->alloc.kind) && s->alloc.kind != HS_MEM_MANAGED
+                                                : s->runtime_known;
+        if (s->where == HS_WHERE_LIVE)
+            op->alloc_ids[i] = s->alloc.id;
+        if (!device && op->host_hi == op->host_lo) { /* the host side: what others must not touch */
+            op->host_lo = s->ptr;
+            op->host_hi = s->ptr + s->extent;
+            op->host_write = i == 0;
+        }
+    }
+}
+
+static void stream_checks(const hs_call *c, hs_call_state *st)
+{
+    if (st->facts.stream_state != HS_STREAM_OK)
+        return;
+    hs_stream *s = st->stream = hs_stream_get(c->has_stream ? c->stream : 0);
+    if (!s)
+        return;
+    if (HS_UNLIKELY(hs_order_capturing_streams()) && is_sync_like(c)) {
+        bool legacy = s == hs_stream_null();
+        if (atomic_load(&s->capturing))
+            st->facts.capturing_stream = s->handle;
+        else if (legacy || (c->op == HS_OP_SYNC && c->sync == HS_SYNC_DEVICE))
+            st->facts.capturing_stream = any_capturing_stream();
+        if (st->facts.capturing_stream || atomic_load(&s->capturing))
+            add_finding(st, HS_KIND_CAPTURE_VIOLATION, HS_SIDE_NONE);
+    }
+    if ((c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) && c->async && c->bytes) {
+        describe_pending(c, &st->facts, &st->pending);
+        st->has_pending = true;
+        hs_order_find_overlap(s, &st->pending, &st->facts.conflict);
+        if (st->facts.conflict.found)
+            add_finding(st, HS_KIND_ASYNC_OVERLAP, st->pending.host_write ? HS_SIDE_DST : HS_SIDE_SRC);
+        const hs_side *d = &st->facts.dst;
+        if (c->op == HS_OP_COPY && st->facts.dir == HS_DIR_D2H && d->host_checked && d->host.status == HS_HOST_OK &&
+            first_time_at(c->caller))
+            add_finding(st, HS_KIND_PAGEABLE_ASYNC, HS_SIDE_DST);
+    }
+    if (is_sync_like(c) || c->op == HS_OP_SYNC)
+        st->sync_upto = hs_order_last_seq(s);
+}
+
+/* ---- frees ---- */
+
 static void before_free(const hs_call *c, hs_call_state *st)
 {
     if (!c->free_ptr)
@@ -151,6 +257,19 @@ static void before_free(const hs_call *c, hs_call_state *st)
     if (r == HS_RELEASED) {
         st->freed = span;
         st->released = true;
+        /* Memory still in use by async work that nothing orders before this free. */
+        bool host = hs_mem_kind_is_host(span.kind) && span.kind != HS_MEM_MANAGED;
+        if (host || c->async) {
+            hs_stream *s = c->async && st->facts.stream_state == HS_STREAM_OK ? hs_stream_get(c->stream) : NULL;
+            hs_order_find_user(host ? NULL : s, host ? 0 : span.id, host ? span.base : 0,
+                               host ? span.base + span.size : 0, &st->facts.conflict);
+            if (st->facts.conflict.found) {
+                st->stack = stack;
+                st->facts.dst.where = HS_WHERE_LIVE;
+                st->facts.dst.alloc = span;
+                add_finding(st, HS_KIND_FREE_WHILE_PENDING, HS_SIDE_DST);
+            }
+        }
         return;
     }
     st->stack = stack;
@@ -165,10 +284,17 @@ static void before_free(const hs_call *c, hs_call_state *st)
     add_finding(st, HS_KIND_INVALID_FREE, HS_SIDE_DST);
 }
 
+/* ---- before forwarding ---- */
+
 hs_decision hs_before(const hs_call *c, hs_call_state *st)
 {
     memset(st, 0, sizeof *st);
     bool paused = false;
+    if (c->has_stream) {
+        st->facts.stream_state = hs_stream_state_of(c->stream, &st->facts.stream_info);
+        if (st->facts.stream_state != HS_STREAM_OK && c->op != HS_OP_STREAM_DESTROY)
+            add_finding(st, HS_KIND_INVALID_STREAM, HS_SIDE_NONE);
+    }
     switch (c->op) {
     case HS_OP_COPY:
     case HS_OP_MEMSET:
@@ -177,7 +303,12 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
             break;
         }
         gather_memory_facts(c, &st->facts);
-        st->n_findings = hs_check_memory_op(c, &st->facts, st->findings, HS_MAX_FINDINGS_PER_CALL);
+        st->n_findings += hs_check_memory_op(c, &st->facts, st->findings + st->n_findings,
+                                             HS_MAX_FINDINGS_PER_CALL - st->n_findings);
+        stream_checks(c, st);
+        break;
+    case HS_OP_SYNC:
+        stream_checks(c, st);
         break;
     case HS_OP_FREE:
         before_free(c, st);
@@ -191,14 +322,6 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
         }
         break;
     }
-    case HS_OP_SYNC:
-    case HS_OP_ALLOC:
-        if (c->has_stream) {
-            st->facts.stream_state = hs_stream_state_of(c->stream, &st->facts.stream_info);
-            if (st->facts.stream_state != HS_STREAM_OK)
-                add_finding(st, HS_KIND_INVALID_STREAM, HS_SIDE_NONE);
-        }
-        break;
     default:
         break;
     }
@@ -211,6 +334,8 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     return st->decision;
 }
 
+/* ---- after the call ---- */
+
 static void after_alloc(const hs_call *c, hs_call_state *st)
 {
     uintptr_t base = c->register_ptr ? c->register_ptr : (c->out_ptr ? (uintptr_t)*c->out_ptr : 0);
@@ -218,12 +343,81 @@ static void after_alloc(const hs_call *c, hs_call_state *st)
         return;
     size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
     hs_span s = {
-        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = 0,
+        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = 0, .owner = c->pool,
         .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
     st->allocated = s;
+}
+
+/* Keeps the stream model in step with what the runtime did. */
+static void after_success(const hs_call *c, hs_call_state *st)
+{
+    hs_stream *s = st->stream;
+    switch (c->op) {
+    case HS_OP_ALLOC:
+        after_alloc(c, st);
+        break;
+    case HS_OP_STREAM_CREATE:
+        if (c->out_stream)
+            hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, st->stack = hs_stack_capture(),
+                              hs_thread_id(), hs_now_ns());
+        break;
+    case HS_OP_COPY:
+    case HS_OP_MEMSET:
+        if (st->has_pending && s)
+            hs_order_append(s, &st->pending);
+        else if (!c->async && s) /* a synchronous copy: the stream's earlier work is done */
+            s == hs_stream_null() ? hs_order_complete_legacy() : hs_order_complete(s, st->sync_upto);
+        break;
+    case HS_OP_SYNC:
+        if (c->sync == HS_SYNC_DEVICE)
+            hs_order_complete_device();
+        else if (c->sync == HS_SYNC_EVENT) {
+            hs_gpu_event *e = hs_event_get(c->event);
+            if (e)
+                hs_order_event_complete(e);
+        } else if (s)
+            s == hs_stream_null() ? hs_order_complete_legacy() : hs_order_complete(s, st->sync_upto);
+        break;
+    case HS_OP_FREE:
+        if (st->released && !c->async && hs_mem_kind_is_device(st->freed.kind))
+            hs_order_complete_device(); /* hipFree / cudaFree synchronise the device */
+        break;
+    case HS_OP_EVENT_CREATE:
+        if (c->out_event)
+            hs_event_created(*(uintptr_t *)c->out_event);
+        break;
+    case HS_OP_EVENT_DESTROY:
+        hs_event_destroyed(c->event);
+        break;
+    case HS_OP_EVENT_RECORD: {
+        hs_gpu_event *e = hs_event_get(c->event);
+        hs_stream *on = hs_stream_get(c->stream);
+        if (e && on)
+            hs_order_event_record(e, on);
+        break;
+    }
+    case HS_OP_STREAM_WAIT: {
+        hs_gpu_event *e = hs_event_get(c->event);
+        hs_stream *on = hs_stream_get(c->stream);
+        if (e && on)
+            hs_order_stream_wait(on, e);
+        break;
+    }
+    case HS_OP_CAPTURE_BEGIN: {
+        hs_stream *on = hs_stream_get(c->stream);
+        if (on)
+            hs_order_capture(on, true, c->capture_mode);
+        break;
+    }
+    case HS_OP_POOL_DESTROY:
+        hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+        break;
+    default:
+        break;
+    }
 }
 
 void hs_after(const hs_call *c, hs_call_state *st, int result)
@@ -232,12 +426,13 @@ void hs_after(const hs_call *c, hs_call_state *st, int result)
         hs_record_after(c, st, result);
         return;
     }
-    bool failed = hs_frontend_active.is_failure(result);
-    if (!failed) {
-        if (c->op == HS_OP_ALLOC)
-            after_alloc(c, st);
-        else if (c->op == HS_OP_STREAM_CREATE && c->out_stream)
-            hs_stream_created(*(uintptr_t *)c->out_stream, st->stack = hs_stack_capture(), hs_thread_id(), hs_now_ns());
+    if (c->op == HS_OP_CAPTURE_END) { /* capture ends whatever the runtime says */
+        hs_stream *on = hs_stream_get(c->stream);
+        if (on)
+            hs_order_capture(on, false, 0);
+    }
+    if (!hs_frontend_active.is_failure(result)) {
+        after_success(c, st);
         hs_record_after(c, st, result);
         return;
     }

@@ -16,6 +16,11 @@ typedef struct hs_call_state {
     bool released;
     hs_span allocated;        /* HS_OP_ALLOC: what was registered after the call */
     hs_decision decision;
+    /* streams */
+    hs_stream *stream;        /* the stream record the call works on (NULL: none or invalid) */
+    hs_pending_op pending;    /* async copies/memsets: what becomes pending if forwarded */
+    bool has_pending;
+    uint64_t sync_upto;       /* syncs and sync copies: the stream's last operation at the call */
     /* post-mortem log */
     uint64_t start_ns;
     void *log_record;         /* the pending copy/memset record, patched after the call */

@@ -18,6 +18,7 @@ typedef struct hs_frontend {
     bool (*query_pointer)(uintptr_t p, hs_span *span);
     const uintptr_t *builtin_streams;    /* handles valid without creation: null, legacy, per-thread */
     int n_builtin_streams;
+    uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;

@@ -6,6 +6,7 @@
 #include "hostmem.h"
 #include "log.h"
 #include "options.h"
+#include "regions.h"
 #include "report.h"
 #include "shadow.h"
 #include "stacks.h"
@@ -41,6 +42,7 @@ static void child_after_fork(void)
     hs_hostmem_after_fork();
     hs_stacks_after_fork();
     hs_report_after_fork();
+    hs_regions_after_fork();
     hs_log_after_fork();
 }
 
@@ -58,7 +60,8 @@ static void init_once_body(void)
         hs_options_print(&options, stderr);
     hs_stacks_init((int)options.stack_depth, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine) || hs_hostmem_init() ||
-        hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams)) {
+        hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
+                        hs_frontend_active.per_thread_stream) || hs_regions_init()) {
         hs_disable("cannot map memory for the shadow map");
         return;
     }

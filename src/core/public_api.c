@@ -1,6 +1,11 @@
 /* The exported half of include/hipshadow/hipshadow.h. */
 #include "hipshadow/hipshadow.h"
+#include "core.h"
+#include "regions.h"
+#include "shadow.h"
 #include "util.h"
+
+#include <stdio.h>
 
 #include <stdatomic.h>
 
@@ -13,4 +18,33 @@ HS_EXPORT void hipshadow_resume_impl(void)
     int depth = atomic_load(&hs_pause_depth);
     while (depth > 0 && !atomic_compare_exchange_weak(&hs_pause_depth, &depth, depth - 1))
         ;
+}
+
+/* The calls below may come before the first wrapped call: make sure the core is up. */
+
+HS_EXPORT int hipshadow_region_register_impl(const void *base, size_t size, const char *name)
+{
+    hs_ensure_init();
+    if (!base || !size) {
+        fprintf(stderr, "hipshadow: hipshadow_region_register(%p, %zu, \"%s\"): empty region ignored\n", base, size,
+                name ? name : "");
+        return -1;
+    }
+    return hs_region_register((uintptr_t)base, size, name);
+}
+
+HS_EXPORT int hipshadow_region_unregister_impl(const void *base)
+{
+    hs_ensure_init();
+    return hs_region_unregister((uintptr_t)base) ? 0 : -1;
+}
+
+HS_EXPORT int hipshadow_name_allocation_impl(const void *ptr, const char *name)
+{
+    hs_ensure_init();
+    hs_span s;
+    if (hs_shadow_lookup((uintptr_t)ptr, &s) != HS_WHERE_LIVE)
+        return -1;
+    hs_alloc_set_name(s.id, name);
+    return 0;
 }

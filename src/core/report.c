@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 #include "frontend.h"
+#include "regions.h"
 #include "stacks.h"
 #include "util.h"
 
@@ -134,6 +135,9 @@ static void print_alloc_line(FILE *f, const hs_side *s, const char *label)
         fprintf(f, ", not allocated through a wrapped call (the runtime knows it)");
     else if (a->api < 0xffff)
         fprintf(f, ", from %s", hs_frontend_active.api_names[a->api]);
+    char name[256];
+    if (a->id && hs_alloc_name(a->id, name, sizeof name))
+        fprintf(f, ", named '%s'", name);
     fprintf(f, ", device %d%s\n", a->device, s->where == HS_WHERE_FREED ? ", FREED" : "");
     uint64_t offset = s->ptr - a->base;
     if (s->ptr >= a->base) {
@@ -213,6 +217,43 @@ static void print_what(FILE *f, const hs_event *e)
         break;
     case HS_KIND_LEAK:
         fprintf(f, "  allocation #%llu is still live at exit\n", (unsigned long long)e->facts->dst.alloc.id);
+        break;
+    case HS_KIND_REGION_OVERRUN: {
+        char name[256];
+        const hs_span *r = &s->region;
+        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region '%s' "
+                   "(pool offset %llu, %zu bytes) but stays inside allocation #%llu: the runtime cannot see this\n",
+                side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                (unsigned long long)fi->overrun, hs_region_name(r->id, name, sizeof name),
+                (unsigned long long)(r->base - s->alloc.base), r->size, (unsigned long long)s->alloc.id);
+        break;
+    }
+    case HS_KIND_ASYNC_OVERLAP:
+    case HS_KIND_FREE_WHILE_PENDING: {
+        const hs_conflict *k = &e->facts->conflict;
+        if (fi->kind == HS_KIND_ASYNC_OVERLAP)
+            fprintf(f, "  this async %s %s host memory [0x%lx, 0x%lx) that a pending %s (%s, %llu bytes) on stream 0x%lx\n"
+                       "  also %s, and nothing orders the two: no synchronisation, no event between the streams\n",
+                    memset_or_copy(c), fi->side == HS_SIDE_DST ? "writes" : "reads", (unsigned long)k->op.host_lo,
+                    (unsigned long)k->op.host_hi, hs_frontend_active.api_names[k->op.api], hs_dir_name(k->op.dir),
+                    (unsigned long long)k->op.bytes, (unsigned long)k->stream, k->op.host_write ? "writes" : "reads");
+        else
+            fprintf(f, "  allocation #%llu is freed while a pending %s (%s, %llu bytes) on stream 0x%lx still uses it,\n"
+                       "  and nothing orders that operation before the free\n",
+                    (unsigned long long)e->facts->dst.alloc.id, hs_frontend_active.api_names[k->op.api], hs_dir_name(k->op.dir),
+                    (unsigned long long)k->op.bytes, (unsigned long)k->stream);
+        fprintf(f, "  the other operation was enqueued by thread T%u, %.6f s before this call\n", k->op.thread,
+                (e->time_ns - k->op.time_ns) / 1e9);
+        break;
+    }
+    case HS_KIND_CAPTURE_VIOLATION:
+        fprintf(f, "  stream 0x%lx is being captured into a graph: a synchronous %s is not allowed during capture\n",
+                (unsigned long)e->facts->capturing_stream, c->op == HS_OP_SYNC ? "synchronisation" : memset_or_copy(c));
+        break;
+    case HS_KIND_PAGEABLE_ASYNC:
+        fprintf(f, "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
+                   "  synchronous; pin the buffer (hipHostMalloc/hipHostRegister) for a truly asynchronous copy\n"
+                   "  (said once per call site)\n", (unsigned long)c->dst);
         break;
     default:
         break;
@@ -334,7 +375,8 @@ static void write_json(const hs_event *e)
            sub->alloc.size, (unsigned long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
     else
         jb(b, "null");
-    if (fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS || fi->kind == HS_KIND_REGION_OVERRUN)
+    if (fi->overrun || fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS ||
+        fi->kind == HS_KIND_REGION_OVERRUN)
         jb(b, ",\"overrun\":%llu", (unsigned long long)fi->overrun);
     else
         jb(b, ",\"overrun\":null");

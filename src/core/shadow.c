@@ -161,6 +161,25 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
     return result;
 }
 
+void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t thread, uint64_t now_ns)
+{
+    if (!owner)
+        return;
+    for (;;) {
+        uintptr_t base = 0;
+        pthread_mutex_lock(&sh.lock);
+        for (live_record *r = sh.records; r; r = r->hh.next)
+            if (r->span.owner == owner) {
+                base = r->base;
+                break;
+            }
+        pthread_mutex_unlock(&sh.lock);
+        hs_span gone;
+        if (!base || hs_shadow_release(base, free_stack, thread, now_ns, &gone) != HS_RELEASED)
+            return;
+    }
+}
+
 void hs_shadow_restore(const hs_span *s)
 {
     live_record *r = malloc(sizeof *r);

@@ -33,6 +33,8 @@ int hs_shadow_add(hs_span *s);
 /* Moves the allocation based at `base` to quarantine, stamping the free site. */
 hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread,
                                     uint64_t now_ns, hs_span *span);
+/* A memory pool was destroyed: every allocation it still holds goes to quarantine. */
+void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t thread, uint64_t now_ns);
 /* Puts back an allocation whose free the runtime refused. */
 void hs_shadow_restore(const hs_span *s);
 

@@ -22,6 +22,7 @@ typedef struct hs_span {
     uint64_t end_time_ns;  /* when it was freed/destroyed (quarantine only) */
     uint32_t kind;         /* meaning chosen by the owner of the index */
     uint32_t api;          /* which wrapped entry point created it (front-end's numbering) */
+    uint64_t owner;        /* the memory pool it came from (0: none) */
     int32_t device;
     uint32_t stack;        /* stack-depot id of the creating call */
     uint32_t end_stack;    /* stack-depot id of the freeing call */

@@ -1,24 +1,87 @@
-/* The stream registry: which handles were created, which destroyed.  Lock-free lookups, so
- * validating the stream of every async copy costs one binary search. */
+/* The stream and event registry: which handles exist, which were destroyed, and each live
+ * stream's record (flags, capture state, the work pending on it; see ordering.h).  Handle
+ * lookups are lock-free (span_index), so validating the stream of an async copy is one
+ * binary search. */
 #ifndef HS_STREAMS_H
 #define HS_STREAMS_H
 
 #include "span_index.h"
 
+#include <stdatomic.h>
+
 typedef enum hs_stream_state {
-    HS_STREAM_OK = 0,         /* live, or a built-in handle (null, legacy, per-thread) */
+    HS_STREAM_OK = 0,         /* live, or a built-in handle (null, per-thread) */
     HS_STREAM_DESTROYED,
     HS_STREAM_NEVER_CREATED,
 } hs_stream_state;
 
-int hs_streams_init(const uintptr_t *builtin, int n_builtin);
-void hs_stream_created(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns);
+enum { HS_VCLOCK_MAX = 32 };
+
+/* What a stream's next operation is ordered after: for other streams, the last of their
+ * operations that happens before it (sparse, sorted by stream index). */
+typedef struct hs_vclock {
+    uint32_t n;
+    struct { uint32_t stream; uint64_t seq; } e[HS_VCLOCK_MAX];
+} hs_vclock;
+
+/* An async operation enqueued and not yet known to be complete. */
+typedef struct hs_pending_op {
+    uint64_t seq;
+    uint64_t time_ns;
+    uintptr_t host_lo, host_hi;   /* the host range it reads or writes (hi == lo: none) */
+    bool host_write;
+    uint8_t dir;
+    uint16_t api;
+    uint32_t thread;
+    uint64_t alloc_ids[2];        /* device allocations it uses (0: none) */
+    uint64_t bytes;
+} hs_pending_op;
+
+typedef struct hs_stream {
+    uintptr_t handle;
+    uint32_t index;               /* 0 is the legacy null stream */
+    bool blocking;                /* synchronises with the legacy null stream */
+    atomic_bool capturing;
+    int capture_mode;
+    pthread_mutex_t lock;         /* this stream's own: there is no global one */
+    uint64_t seq;                 /* operations enqueued */
+    atomic_uint_fast64_t done;    /* operations known complete */
+    hs_vclock vc;
+    hs_pending_op *pending;       /* ring, oldest first */
+    uint32_t pending_cap, pending_head, pending_n;
+    atomic_uint pending_host;     /* pending ops with a host range: 0 lets others skip this stream */
+    bool overflowed;              /* stopped tracking: pending_cap reached without a sync */
+} hs_stream;
+
+typedef struct hs_gpu_event {
+    uintptr_t handle;
+    pthread_mutex_t lock;
+    bool recorded;
+    uint32_t stream;              /* where it was last recorded */
+    uint64_t seq;                 /* that stream's last operation before the record */
+    hs_vclock vc;                 /* everything the record is ordered after */
+} hs_gpu_event;
+
+int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle);
+
+void hs_stream_created(uintptr_t handle, unsigned flags_nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns);
 /* Marks the handle destroyed; returns its state before (so destroying twice is caught). */
 hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns,
                                     hs_span *info);
 /* Lock-free. info is filled for live and destroyed handles. */
 hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info);
 const char *hs_stream_state_name(hs_stream_state s);
+
+/* The record behind a handle (null and per-thread streams included); NULL if not live. */
+hs_stream *hs_stream_get(uintptr_t handle);
+hs_stream *hs_stream_by_index(uint32_t index);
+uint32_t hs_stream_count(void);   /* indices are 0 .. count-1 */
+hs_stream *hs_stream_null(void);
+
+void hs_event_created(uintptr_t handle);
+void hs_event_destroyed(uintptr_t handle);
+hs_gpu_event *hs_event_get(uintptr_t handle);
+
 void hs_streams_after_fork(void);
 
 #endif

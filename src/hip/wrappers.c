@@ -96,7 +96,8 @@ static void redirect_lookup(const char *symbol, void **result);
             return hipErrorSharedObjectSymbolNotFound;                                              \
         if (!hs_enter())                                                                            \
             return real_##name args;                                                                \
-        const hs_call call = {.api = HS_HIP_API_##name, __VA_ARGS__};                               \
+        const hs_call call = {.api = HS_HIP_API_##name,                                             \
+                              .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__};      \
         hs_call_state st;                                                                           \
         hipError_t r = hs_before(&call, &st) == HS_FORWARD ? real_##name args : hipErrorInvalidValue; \
         if (call.op == HS_OP_LOOKUP && r == hipSuccess)                                             \
@@ -176,4 +177,5 @@ const hs_frontend hs_frontend_active = {
     .query_pointer = hip_query_pointer,
     .builtin_streams = hip_builtin_streams,
     .n_builtin_streams = 2,
+    .per_thread_stream = P(hipStreamPerThread),
 };

@@ -15,9 +15,10 @@ int main(int argc, char **argv)
     if (argc != 3)
         return 2;
     int n = atoi(argv[2]);
-    char *dev, host[4096];
+    char *dev, *host;
     hipStream_t s;
     MUST(hipMalloc((void **)&dev, 1 << 20));
+    MUST(hipHostMalloc((void **)&host, 4096, 0));
     MUST(hipStreamCreate(&s));
     for (int i = 0; i < n; i++) {
         MUST(hipMemcpyAsync(host, dev + (i % 256) * 4096, 64 + i % 100, hipMemcpyDeviceToHost, s));

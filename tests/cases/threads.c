@@ -11,9 +11,10 @@ enum { THREADS = 8, CYCLES = 2000 };
 static void *worker(void *arg)
 {
     uintptr_t id = (uintptr_t)arg;
-    uint32_t in[256], out[256];
+    uint32_t in[256], *out;
     hipStream_t s;
     MUST(hipStreamCreate(&s));
+    MUST(hipHostMalloc((void **)&out, 256 * sizeof *out, 0)); /* pinned: the async D2H stays async */
     for (int c = 0; c < CYCLES; c++) {
         for (int i = 0; i < 256; i++)
             in[i] = (uint32_t)(id << 24 | (uint32_t)c << 8 | (uint32_t)i);
@@ -21,12 +22,13 @@ static void *worker(void *arg)
         size_t bytes = 1024 + (size_t)(c % 7) * 512; /* varied sizes: different layouts */
         MUST(hipMalloc((void **)&dev, bytes));
         MUST(hipMemcpyHtoD(dev, in, sizeof in));
-        MUST(hipMemcpyAsync(out, dev, sizeof out, hipMemcpyDeviceToHost, s));
+        MUST(hipMemcpyAsync(out, dev, 256 * sizeof *out, hipMemcpyDeviceToHost, s));
         MUST(hipStreamSynchronize(s));
         MUST(hipFree(dev));
         if (memcmp(in, out, sizeof in))
             return (void *)1;
     }
+    MUST(hipHostFree(out));
     MUST(hipStreamDestroy(s));
     return NULL;
 }

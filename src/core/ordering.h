@@ -1,0 +1,44 @@
+/* The happens-before model of streams: what async work is pending where, and what is ordered
+ * after what.  Each stream numbers its operations; a vector clock per stream says which
+ * operations of other streams its next one is ordered after (stream order, the legacy null
+ * stream, events waited on).  Synchronisation marks operations complete.  Two operations
+ * conflict only if neither is complete and neither is ordered before the other. */
+#ifndef HS_ORDERING_H
+#define HS_ORDERING_H
+
+#include "streams.h"
+
+typedef struct hs_conflict {
+    bool found;
+    hs_pending_op op;             /* the other operation */
+    uintptr_t stream;             /* its stream's handle */
+} hs_conflict;
+
+/* Before an async operation on s is forwarded: a pending operation on another stream that
+ * touches an overlapping host range (one of them writing) and is not ordered before it. */
+void hs_order_find_overlap(hs_stream *s, const hs_pending_op *op, hs_conflict *overlap);
+/* The operation was forwarded: it is pending on s from now on (not while s is captured). */
+void hs_order_append(hs_stream *s, hs_pending_op *op);
+
+/* Free-while-pending: a pending operation, on a stream other than `freeing` (NULL: any stream,
+ * for host frees that happen now), that uses allocation `alloc_id` or the host range
+ * [host_lo, host_hi) and is not ordered before the free. */
+void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo, uintptr_t host_hi,
+                        hs_conflict *out);
+
+uint64_t hs_order_last_seq(hs_stream *s);
+/* Operations of s up to `upto` are complete (stream synchronize, query success, sync copy). */
+void hs_order_complete(hs_stream *s, uint64_t upto);
+/* A synchronous operation on the legacy null stream: it and every blocking stream drained. */
+void hs_order_complete_legacy(void);
+void hs_order_complete_device(void);
+
+void hs_order_event_record(hs_gpu_event *e, hs_stream *s);
+void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e);
+void hs_order_event_complete(hs_gpu_event *e);
+
+/* Capture: streams being captured, and how many (for checks of legacy-stream syncs). */
+void hs_order_capture(hs_stream *s, bool on, int mode);
+unsigned hs_order_capturing_streams(void);
+
+#endif
