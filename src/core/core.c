@@ -240,8 +240,8 @@ static void stream_checks(const hs_call *c, hs_call_state *st)
             first_time_at(c->caller))
             add_finding(st, HS_KIND_PAGEABLE_ASYNC, HS_SIDE_DST);
     }
-    if (is_sync_like(c) || c->op == HS_OP_SYNC)
-        st->sync_upto = hs_order_last_seq(s);
+    if (is_sync_like(c))
+        hs_order_snapshot(s, &st->sync_clock);
 }
 
 /* ---- frees ---- */
@@ -368,8 +368,11 @@ static void after_success(const hs_call *c, hs_call_state *st)
     case HS_OP_MEMSET:
         if (st->has_pending && s)
             hs_order_append(s, &st->pending);
-        else if (!c->async && s) /* a synchronous copy: the stream's earlier work is done */
-            s == hs_stream_null() ? hs_order_complete_legacy() : hs_order_complete(s, st->sync_upto);
+        else if (!c->async && s) { /* a synchronous copy: the stream's earlier work is done */
+            hs_order_complete_clock(&st->sync_clock);
+            if (s == hs_stream_null())
+                hs_order_complete_legacy();
+        }
         break;
     case HS_OP_SYNC:
         if (c->sync == HS_SYNC_DEVICE)
@@ -378,8 +381,11 @@ static void after_success(const hs_call *c, hs_call_state *st)
             hs_gpu_event *e = hs_event_get(c->event);
             if (e)
                 hs_order_event_complete(e);
-        } else if (s)
-            s == hs_stream_null() ? hs_order_complete_legacy() : hs_order_complete(s, st->sync_upto);
+        } else if (s) {
+            hs_order_complete_clock(&st->sync_clock);
+            if (s == hs_stream_null())
+                hs_order_complete_legacy();
+        }
         break;
     case HS_OP_FREE:
         if (st->released && !c->async && hs_mem_kind_is_device(st->freed.kind))
@@ -432,7 +438,8 @@ void hs_after(const hs_call *c, hs_call_state *st, int result)
             hs_order_capture(on, false, 0);
     }
     if (!hs_frontend_active.is_failure(result)) {
-        after_success(c, st);
+        if (result == 0) /* not a "not ready" answer: the call did what it says */
+            after_success(c, st);
         hs_record_after(c, st, result);
         return;
     }

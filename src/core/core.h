@@ -20,7 +20,7 @@ typedef struct hs_call_state {
     hs_stream *stream;        /* the stream record the call works on (NULL: none or invalid) */
     hs_pending_op pending;    /* async copies/memsets: what becomes pending if forwarded */
     bool has_pending;
-    uint64_t sync_upto;       /* syncs and sync copies: the stream's last operation at the call */
+    hs_vclock sync_clock;     /* syncs and sync copies: what they wait for, taken at the call */
     /* post-mortem log */
     uint64_t start_ns;
     void *log_record;         /* the pending copy/memset record, patched after the call */

@@ -174,6 +174,25 @@ void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo
 
 uint64_t hs_order_last_seq(hs_stream *s) { return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE); }
 
+void hs_order_snapshot(hs_stream *s, hs_vclock *out)
+{
+    pthread_mutex_lock(&s->lock);
+    legacy_order_locked(s);
+    *out = s->vc;
+    uint64_t seq = s->seq;
+    pthread_mutex_unlock(&s->lock);
+    vc_raise(out, s->index, seq);
+}
+
+void hs_order_complete_clock(const hs_vclock *clock)
+{
+    for (uint32_t i = 0; i < clock->n; i++) {
+        hs_stream *t = hs_stream_by_index(clock->e[i].stream);
+        if (t)
+            hs_order_complete(t, clock->e[i].seq);
+    }
+}
+
 void hs_order_complete(hs_stream *s, uint64_t upto)
 {
     uint64_t done = atomic_load(&s->done);
@@ -236,14 +255,8 @@ void hs_order_event_complete(hs_gpu_event *e)
     hs_vclock clock = e->vc;
     bool recorded = e->recorded;
     pthread_mutex_unlock(&e->lock);
-    if (!recorded)
-        return;
-    /* everything the record was ordered after is complete too */
-    for (uint32_t i = 0; i < clock.n; i++) {
-        hs_stream *t = hs_stream_by_index(clock.e[i].stream);
-        if (t)
-            hs_order_complete(t, clock.e[i].seq);
-    }
+    if (recorded) /* everything the record was ordered after is complete too */
+        hs_order_complete_clock(&clock);
 }
 
 void hs_order_capture(hs_stream *s, bool on, int mode)

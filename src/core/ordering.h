@@ -27,7 +27,11 @@ void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo
                         hs_conflict *out);
 
 uint64_t hs_order_last_seq(hs_stream *s);
-/* Operations of s up to `upto` are complete (stream synchronize, query success, sync copy). */
+/* What a synchronisation of s waits for: its operations so far and, through its clock,
+ * everything they were ordered after.  Taken before the call... */
+void hs_order_snapshot(hs_stream *s, hs_vclock *out);
+/* ...and applied when it succeeded (stream synchronize, query success, sync copy). */
+void hs_order_complete_clock(const hs_vclock *clock);
 void hs_order_complete(hs_stream *s, uint64_t upto);
 /* A synchronous operation on the legacy null stream: it and every blocking stream drained. */
 void hs_order_complete_legacy(void);

@@ -140,6 +140,44 @@ CASES = {
         kinds={"out-of-bounds": 1, "runtime-error": 1},
         fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
         stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
+    "async_overlap": dict(
+        program="async_overlap",
+        kinds={"async-overlap": 2},
+        field_sets={"async-overlap": [{"api": "hipMemcpyAsync", "direction": "D2H", "bytes": 4096},
+                                      {"api": "hipMemcpyAsync", "direction": "H2D", "bytes": 8192}]},
+        stderr_has=["also writes, and nothing orders the two", "this async copy reads host memory"], exit=0),
+    "free_while_pending": dict(
+        program="free_while_pending",
+        kinds={"free-while-pending": 2},
+        field_sets={"free-while-pending": [{"api": "hipFreeAsync", "alloc.size": 65536},
+                                           {"api": "hipHostFree", "alloc.size": 65536}]},
+        stderr_has=["is freed while a pending hipMemcpyAsync (D2H, 65536 bytes)"], exit=0),
+    "capture_violation": dict(
+        program="capture_violation",
+        kinds={"capture-violation": 2, "runtime-error": 2},
+        field_sets={"capture-violation": [{"api": "hipMemcpyWithStream"}, {"api": "hipStreamSynchronize"}]},
+        stderr_has=["is being captured into a graph: a synchronous copy is not allowed",
+                    "a synchronous synchronisation is not allowed"], exit=0),
+    "pageable_async_info_once": dict(
+        program="pageable_async", options="exitcode=9",
+        kinds={"pageable-async": 1}, fields={"pageable-async": {"severity": "info"}},
+        stderr_has=["said once per call site", "SUMMARY: hipshadow: 1 finding (0 errors)"], exit=0),
+    "pool_destroy_use_after_free": dict(
+        program="pool_destroy",
+        kinds={"use-after-free": 1, "runtime-error": 1},
+        fields={"use-after-free": {"alloc.size": 1024}},
+        stderr_has=["Freed by thread", "from hipMallocFromPoolAsync"], exit=0),
+    "clean_events": dict(program="clean_events", kinds={}, stdout_has=["events clean"], exit=0),
+    "clean_double_buffer": dict(program="clean_double_buffer", kinds={},
+                                stdout_has=["double buffer: last value 199"], exit=0),
+    "clean_pool_regions": dict(program="pool_regions", args=["clean"], kinds={}, stdout_has=["pool read back"], exit=0),
+    "seed000_region_overrun": dict(
+        program="pool_regions", args=["overrun"],
+        kinds={"region-overrun": 1},
+        fields={"region-overrun": {"overrun": 4096, "bytes": 896 * 151936 * 4 + 4096, "alloc.size": 1024 * 1024 * 1024,
+                                   "alloc.offset": 4096 + 3211264, "api": "hipMemcpyDtoH"}},
+        stderr_has=["past the end of region 'token_embd.weight' (pool offset 3215360, 544538624 bytes)",
+                    "named 'weights pool #0'"], exit=0),
 }
 
 

@@ -30,6 +30,7 @@ typedef struct sim_object {
     uintptr_t base;
     size_t size;
     int kind;
+    void *pool;             /* hipMallocFromPoolAsync: the pool it came from */
 } sim_object;
 
 typedef enum { OP_COPY, OP_MEMSET, OP_FREE } op_type;
@@ -49,6 +50,9 @@ typedef struct sim_stream {
     unsigned magic;
     sim_op *head, *tail;
     struct sim_stream *next_live;
+    unsigned flags;
+    int capturing;          /* ops are captured into a graph, not run */
+    sim_op *captured;       /* dropped at the end of capture */
 } sim_stream;
 
 static const size_t APERTURE_SIZE = 64ull << 30;
@@ -137,7 +141,7 @@ static int add_object(uintptr_t base, size_t size, int kind)
     }
     size_t at = upper_bound(base);
     memmove(&sim.objects[at + 1], &sim.objects[at], (sim.n_objects - at) * sizeof *sim.objects);
-    sim.objects[at] = (sim_object){base, size, kind};
+    sim.objects[at] = (sim_object){base, size, kind, NULL};
     sim.n_objects++;
     return 0;
 }
@@ -221,6 +225,14 @@ static hipError_t drain_all(void)
     return atomic_load(&sim.sticky) ? hipErrorIllegalAddress : worst;
 }
 
+static int any_capturing(void)
+{
+    for (sim_stream *l = sim.live_streams; l; l = l->next_live)
+        if (l->capturing)
+            return 1;
+    return 0;
+}
+
 static hipError_t enqueue(sim_stream *st, sim_op op)
 {
     sim_op *q = malloc(sizeof *q);
@@ -228,6 +240,11 @@ static hipError_t enqueue(sim_stream *st, sim_op op)
         return hipErrorOutOfMemory;
     *q = op;
     q->next = NULL;
+    if (st->capturing) { /* into the graph being captured: it does not run now */
+        q->next = st->captured;
+        st->captured = q;
+        return hipSuccess;
+    }
     if (st->tail)
         st->tail->next = q;
     else
@@ -272,6 +289,8 @@ static hipError_t do_copy(void *dst, const void *src, size_t bytes, hipMemcpyKin
         sim_op op = {.type = OP_COPY, .dst = dst, .src = src, .bytes = bytes};
         if (async)
             e = enqueue(st, op);
+        else if (st->capturing || (st == &sim.null_stream && any_capturing()))
+            e = st->capturing ? hipErrorStreamCaptureUnsupported : hipErrorStreamCaptureImplicit;
         else {
             /* A synchronous copy waits for the work before it (legacy null-stream semantics). */
             e = st == &sim.null_stream ? drain_all() : drain(st);
@@ -346,8 +365,18 @@ SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream
 SIM_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream)
 {
     TRACE();
-    (void)pool; (void)stream;
-    return device_alloc(ptr, size, OBJ_DEVICE);
+    (void)stream;
+    if (!pool)
+        return ret(hipErrorInvalidValue);
+    hipError_t e = device_alloc(ptr, size, OBJ_DEVICE);
+    if (e == hipSuccess) {
+        pthread_mutex_lock(&sim.lock);
+        sim_object *o = find_object((uintptr_t)*ptr);
+        if (o)
+            o->pool = pool;
+        pthread_mutex_unlock(&sim.lock);
+    }
+    return e;
 }
 
 SIM_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
@@ -512,7 +541,7 @@ SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hip
 
 /* ---- streams, events, synchronisation ---- */
 
-static hipError_t stream_create(hipStream_t *out)
+static hipError_t stream_create(hipStream_t *out, unsigned flags)
 {
     INIT();
     if (!out)
@@ -521,6 +550,7 @@ static hipError_t stream_create(hipStream_t *out)
     if (!st)
         return ret(hipErrorOutOfMemory);
     st->magic = STREAM_MAGIC;
+    st->flags = flags;
     pthread_mutex_lock(&sim.lock);
     st->next_live = sim.live_streams;
     sim.live_streams = st;
@@ -529,10 +559,23 @@ static hipError_t stream_create(hipStream_t *out)
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { TRACE(); return stream_create(s); }
-SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { TRACE(); (void)f; return stream_create(s); }
-SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { TRACE(); (void)f; (void)p; return stream_create(s); }
-SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { TRACE(); (void)n; (void)m; return stream_create(s); }
+SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { TRACE(); return stream_create(s, 0); }
+SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { TRACE(); return stream_create(s, f); }
+SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { TRACE(); (void)p; return stream_create(s, f); }
+SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { TRACE(); (void)n; (void)m; return stream_create(s, 0); }
+
+SIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : !flags ? hipErrorInvalidValue : hipSuccess;
+    if (e == hipSuccess)
+        *flags = st->flags;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
 
 SIM_EXPORT hipError_t hipStreamDestroy(hipStream_t s)
 {
@@ -561,7 +604,10 @@ static hipError_t stream_sync(hipStream_t s)
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
-    hipError_t e = !st ? hipErrorContextIsDestroyed : st == &sim.null_stream ? drain_all() : drain(st);
+    hipError_t e = !st ? hipErrorContextIsDestroyed
+                 : st->capturing ? hipErrorStreamCaptureUnsupported
+                 : st == &sim.null_stream && any_capturing() ? hipErrorStreamCaptureImplicit
+                 : st == &sim.null_stream ? drain_all() : drain(st);
     if (st && atomic_load(&sim.sticky))
         e = hipErrorIllegalAddress;
     pthread_mutex_unlock(&sim.lock);
@@ -598,7 +644,7 @@ SIM_EXPORT hipError_t hipDeviceSynchronize(void)
     TRACE();
     INIT();
     pthread_mutex_lock(&sim.lock);
-    hipError_t e = drain_all();
+    hipError_t e = any_capturing() ? hipErrorStreamCaptureUnsupported : drain_all();
     pthread_mutex_unlock(&sim.lock);
     return ret(e);
 }
@@ -630,6 +676,119 @@ SIM_EXPORT hipError_t hipEventSynchronize(hipEvent_t e)
     return ((sim_event *)e)->recorded ? stream_sync(((sim_event *)e)->stream) : hipSuccess;
 }
 SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t e) { TRACE(); free(e); return hipSuccess; }
+
+SIM_EXPORT hipError_t hipEventQuery(hipEvent_t e)
+{
+    TRACE();
+    if (!e)
+        return ret(hipErrorInvalidResourceHandle);
+    return ((sim_event *)e)->recorded ? stream_query(((sim_event *)e)->stream) : hipSuccess;
+}
+
+/* The waiting stream's later work must follow the event: the simulator simply finishes the
+ * event's stream now, which keeps that order. */
+static hipError_t stream_wait(hipStream_t s, hipEvent_t e)
+{
+    INIT();
+    if (!e)
+        return ret(hipErrorInvalidResourceHandle);
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *waiting = stream_of(s), *recorded = ((sim_event *)e)->recorded ? stream_of(((sim_event *)e)->stream) : NULL;
+    hipError_t err = !waiting ? hipErrorContextIsDestroyed : recorded ? drain(recorded) : hipSuccess;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(err);
+}
+
+SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) { TRACE(); (void)flags; return stream_wait(s, e); }
+SIM_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t s, hipEvent_t e, unsigned int flags) { TRACE(); (void)flags; return stream_wait(s, e); }
+
+/* ---- graph capture: captured work is kept aside and dropped (no graphs are launched here) ---- */
+
+SIM_EXPORT hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode)
+{
+    TRACE();
+    INIT();
+    (void)mode;
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : st == &sim.null_stream ? hipErrorStreamCaptureUnsupported
+                 : st->capturing ? hipErrorIllegalState : hipSuccess;
+    if (e == hipSuccess)
+        st->capturing = 1;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *graph)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : !st->capturing ? hipErrorIllegalState : hipSuccess;
+    if (e == hipSuccess) {
+        st->capturing = 0;
+        while (st->captured) {
+            sim_op *next = st->captured->next;
+            free(st->captured);
+            st->captured = next;
+        }
+        if (graph)
+            *graph = (hipGraph_t)calloc(1, 64);
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus *status)
+{
+    TRACE();
+    INIT();
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : !status ? hipErrorInvalidValue : hipSuccess;
+    if (e == hipSuccess)
+        *status = st->capturing ? hipStreamCaptureStatusActive : hipStreamCaptureStatusNone;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipGraphDestroy(hipGraph_t g) { TRACE(); free(g); return hipSuccess; }
+
+/* ---- stream-ordered memory pools ---- */
+
+SIM_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps *props)
+{
+    TRACE();
+    (void)props;
+    if (!pool)
+        return ret(hipErrorInvalidValue);
+    *pool = (hipMemPool_t)calloc(1, 64);
+    return *pool ? hipSuccess : ret(hipErrorOutOfMemory);
+}
+
+SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
+{
+    TRACE();
+    INIT();
+    if (!pool)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    drain_all();
+    for (size_t i = 0; i < sim.n_objects;) {
+        if (sim.objects[i].pool == (void *)pool) {
+            sim_op op = {.type = OP_FREE, .dst = (void *)sim.objects[i].base};
+            execute(&op);
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&sim.lock);
+    free(pool);
+    return hipSuccess;
+}
+
+SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep) { TRACE(); (void)keep; return pool ? hipSuccess : ret(hipErrorInvalidValue); }
 
 /* ---- pointers and errors ---- */
 
@@ -686,6 +845,7 @@ SIM_EXPORT const char *hipGetErrorName(hipError_t e)
     NAME(hipErrorIllegalAddress) NAME(hipErrorContextIsDestroyed) NAME(hipErrorInvalidResourceHandle)
     NAME(hipErrorNotReady) NAME(hipErrorNotFound) NAME(hipErrorInvalidPitchValue)
     NAME(hipErrorHostMemoryAlreadyRegistered) NAME(hipErrorHostMemoryNotRegistered) NAME(hipErrorInvalidDevice)
+    NAME(hipErrorStreamCaptureUnsupported) NAME(hipErrorStreamCaptureImplicit) NAME(hipErrorIllegalState)
 #undef NAME
     default: return "hipErrorUnknown";
     }
