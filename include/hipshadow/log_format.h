@@ -196,7 +196,8 @@ typedef struct hs_log_stream {
     int32_t result;
 } hs_log_stream;
 
-enum { HS_LOG_EVENT_CREATE = 1, HS_LOG_EVENT_RECORD, HS_LOG_EVENT_WAIT, HS_LOG_EVENT_SYNC, HS_LOG_EVENT_DESTROY };
+enum { HS_LOG_EVENT_CREATE = 1, HS_LOG_EVENT_RECORD, HS_LOG_EVENT_WAIT, HS_LOG_EVENT_SYNC, HS_LOG_EVENT_DESTROY,
+       HS_LOG_CAPTURE_BEGIN, HS_LOG_CAPTURE_END };
 typedef struct hs_log_event {
     hs_log_record_header h;
     uint64_t time_ns;

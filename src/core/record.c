@@ -111,6 +111,22 @@ static void record_stream(const hs_call *c, hs_call_state *st, int result)
     hs_log_commit(r);
 }
 
+static void record_event(const hs_call *c, hs_call_state *st, int result, uint8_t op)
+{
+    hs_log_event *r = hs_log_begin(HS_LOG_EVENT, sizeof *r);
+    if (!r)
+        return;
+    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+    r->time_ns = st->start_ns;
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->op = op;
+    r->event = op == HS_LOG_EVENT_CREATE ? (c->out_event && result == 0 ? *(uintptr_t *)c->out_event : 0) : c->event;
+    r->stream = c->stream;
+    r->result = result;
+    hs_log_commit(r);
+}
+
 void hs_record_after(const hs_call *c, hs_call_state *st, int result)
 {
     if (!hs_log_on())
@@ -131,6 +147,12 @@ void hs_record_after(const hs_call *c, hs_call_state *st, int result)
     case HS_OP_SYNC: record_sync(c, st, result); break;
     case HS_OP_STREAM_CREATE:
     case HS_OP_STREAM_DESTROY: record_stream(c, st, result); break;
+    case HS_OP_EVENT_CREATE: record_event(c, st, result, HS_LOG_EVENT_CREATE); break;
+    case HS_OP_EVENT_RECORD: record_event(c, st, result, HS_LOG_EVENT_RECORD); break;
+    case HS_OP_STREAM_WAIT: record_event(c, st, result, HS_LOG_EVENT_WAIT); break;
+    case HS_OP_EVENT_DESTROY: record_event(c, st, result, HS_LOG_EVENT_DESTROY); break;
+    case HS_OP_CAPTURE_BEGIN: record_event(c, st, result, HS_LOG_CAPTURE_BEGIN); break;
+    case HS_OP_CAPTURE_END: record_event(c, st, result, HS_LOG_CAPTURE_END); break;
     default: break;
     }
 }

@@ -80,9 +80,10 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
     }
     case HS_LOG_EVENT: {
         const hs_log_event *v = e->rec;
-        fprintf(out, "{\"type\":\"event\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":%u,"
+        static const char *const ops[] = {"?", "create", "record", "wait", "sync", "destroy", "capture-begin", "capture-end"};
+        fprintf(out, "{\"type\":\"event\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
                      "\"event\":\"0x%llx\",\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, v->api), (unsigned long long)v->time_ns, v->thread, v->op,
+                hsr_api_name(log, v->api), (unsigned long long)v->time_ns, v->thread, v->op < 8 ? ops[v->op] : "?",
                 (unsigned long long)v->event, (unsigned long long)v->stream, v->result);
         break;
     }
