@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""The preload library exports exactly the entry points of its api.inc table plus the public API:
-nothing else (no core helpers, no cuda* names that programs probe for)."""
+"""A preload library exports exactly the entry points of its api.inc table plus the public API,
+and none of the other runtime's names (programs probe for them).
+Usage: check_exports.py LIB TABLE MACRO FORBIDDEN_PREFIX"""
 import re
 import subprocess
 import sys
 
-lib, table = sys.argv[1], sys.argv[2]
+lib, table, macro, forbidden = sys.argv[1:5]
 out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
 exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
 text = open(table).read()
-wrapped = set(re.findall(r"^HS_HIP_FN\((\w+),", text, re.M))
-conditional = set(re.findall(r"#if[^\n]*\nHS_HIP_FN\((\w+),", text))
+wrapped = set(re.findall(rf"^{macro}\((\w+),", text, re.M))
+conditional = set(re.findall(rf"#if[^\n]*\n{macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl"}
 problems = []
@@ -20,9 +21,9 @@ if extra:
     problems.append(f"exported but not in the table or the public API: {sorted(extra)}")
 if missing:
     problems.append(f"in the table but not exported: {sorted(missing)}")
-if any(s.startswith("cuda") for s in exported):
-    problems.append("exports cuda* symbols")
+if any(s.startswith(forbidden) for s in exported - public):
+    problems.append(f"exports {forbidden}* symbols")
 for p in problems:
     print("FAIL:", p)
-print(f"{len(exported)} exported symbols checked against {len(wrapped)} table entries")
+print(f"{lib}: {len(exported)} exported symbols checked against {len(wrapped)} table entries")
 sys.exit(1 if problems else 0)

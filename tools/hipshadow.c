@@ -29,6 +29,7 @@ static void usage(FILE *f)
             "  --report-path PATH        stderr, stdout or a file for the text report\n"
             "  --option key=value        any option (repeatable); --option help=1 lists them\n"
             "  --log PATH                post-mortem log (%%p pid, %%h host, %%e executable, %%r rank)\n"
+            "  --cuda                    check the CUDA runtime (libhipshadow-cuda.so) instead of HIP\n"
             "  --lib PATH                the preload library to use\n"
             "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
 }
@@ -42,12 +43,12 @@ static int die(const char *fmt, const char *what)
     return 2;
 }
 
-static const char *find_library(const char *explicit_lib, char *buf, size_t len)
+static const char *find_library(const char *explicit_lib, const char *name, char *buf, size_t len)
 {
     if (explicit_lib)
         return explicit_lib;
     const char *env = getenv("HIPSHADOW_LIB");
-    if (env && *env)
+    if (env && *env && !strstr(name, "cuda"))
         return env;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -55,14 +56,14 @@ static const char *find_library(const char *explicit_lib, char *buf, size_t len)
         self[n] = 0;
         char *dir = dirname(self);
         /* build tree: build/tools/hipshadow next to build/src/libhipshadow.so */
-        snprintf(buf, len, "%s/../src/libhipshadow.so", dir);
+        snprintf(buf, len, "%s/../src/%s", dir, name);
         if (access(buf, R_OK) == 0)
             return buf;
-        snprintf(buf, len, "%s/../lib/hipshadow/libhipshadow.so", dir);
+        snprintf(buf, len, "%s/../lib/hipshadow/%s", dir, name);
         if (access(buf, R_OK) == 0)
             return buf;
     }
-    snprintf(buf, len, "%s/libhipshadow.so", HS_INSTALLED_LIBDIR);
+    snprintf(buf, len, "%s/%s", HS_INSTALLED_LIBDIR, name);
     return buf;
 }
 
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
     static char opts[65536];
     const char *existing = getenv("HIPSHADOW_OPTIONS");
     snprintf(opts, sizeof opts, "%s", existing ? existing : "");
-    const char *lib_arg = NULL;
+    const char *lib_arg = NULL, *lib_name = "libhipshadow.so";
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -125,6 +126,10 @@ int main(int argc, char **argv)
         }
         if (a[0] != '-')
             break;
+        if (!strcmp(a, "--cuda")) {
+            lib_name = "libhipshadow-cuda.so";
+            continue;
+        }
         if (i + 1 >= argc)
             return die("'%s' needs a value", a);
         const char *v = argv[++i];
@@ -159,7 +164,7 @@ int main(int argc, char **argv)
         return die("%s", "no program to run");
 
     char libbuf[PATH_MAX + 64];
-    const char *lib = find_library(lib_arg, libbuf, sizeof libbuf);
+    const char *lib = find_library(lib_arg, lib_name, libbuf, sizeof libbuf);
     if (access(lib, R_OK) != 0) {
         fprintf(stderr, "hipshadow: preload library '%s' not found (set HIPSHADOW_LIB or --lib)\n", lib);
         return 2;

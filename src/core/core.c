@@ -25,6 +25,11 @@ extern atomic_int hs_pause_depth; /* public_api.c */
  * points are forwarded without being checked twice. */
 static HS_TLS int in_wrapper;
 
+/* Checked calls, for the exit summary: counted per thread, added up in batches (no shared
+ * cache line per call). */
+atomic_uint_fast64_t hs_checked_calls;
+static HS_TLS unsigned calls_here;
+
 bool hs_enter(void)
 {
     if (in_wrapper)
@@ -35,10 +40,20 @@ bool hs_enter(void)
     in_wrapper = 1;
     if (HS_UNLIKELY(!atomic_load_explicit(&hs_used, memory_order_relaxed)))
         atomic_store(&hs_used, true);
+    if (HS_UNLIKELY(++calls_here == 256)) {
+        atomic_fetch_add_explicit(&hs_checked_calls, calls_here, memory_order_relaxed);
+        calls_here = 0;
+    }
     return true;
 }
 
 void hs_leave(void) { in_wrapper = 0; }
+
+uint64_t hs_calls_seen(void)
+{
+    uint64_t n = atomic_load(&hs_checked_calls) + calls_here; /* other threads' last < 256 are not counted */
+    return n;
+}
 
 /* ---- facts ---- */
 

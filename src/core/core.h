@@ -30,6 +30,8 @@ typedef struct hs_call_state {
 /* False when the wrapper must forward untouched: re-entered from the runtime, tool disabled. */
 bool hs_enter(void);
 void hs_leave(void);
+/* Wrapped calls checked so far (for the exit summary; other threads' last few may be missing). */
+uint64_t hs_calls_seen(void);
 hs_decision hs_before(const hs_call *call, hs_call_state *st);
 void hs_after(const hs_call *call, hs_call_state *st, int result);
 

@@ -19,6 +19,7 @@ typedef struct hs_frontend {
     const uintptr_t *builtin_streams;    /* handles valid without creation: null, legacy, per-thread */
     int n_builtin_streams;
     uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
+    uintptr_t legacy_stream;             /* another name of the legacy null stream (CUDA: 1), or 0 */
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;

@@ -61,7 +61,8 @@ static void init_once_body(void)
     hs_stacks_init((int)options.stack_depth, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
-                        hs_frontend_active.per_thread_stream) || hs_regions_init()) {
+                        hs_frontend_active.per_thread_stream, hs_frontend_active.legacy_stream) ||
+        hs_regions_init()) {
         hs_disable("cannot map memory for the shadow map");
         return;
     }

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "report.h"
+#include "core.h"
 #include "frontend.h"
 #include "regions.h"
 #include "stacks.h"
@@ -443,7 +444,7 @@ void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors)
             fprintf(f, "%s%s=%llu", sep, hs_kind_name((hs_kind)k), (unsigned long long)counts[k]);
             sep = ", ";
         }
-    fprintf(f, "\n");
+    fprintf(f, " in %llu checked calls\n", (unsigned long long)hs_calls_seen());
     fflush(f);
     pthread_mutex_unlock(&rp.lock);
 }

@@ -11,7 +11,7 @@ static struct {
     hs_span_index live, destroyed, events;
     uintptr_t builtin[4];
     int n_builtin;
-    uintptr_t per_thread_handle;
+    uintptr_t per_thread_handle, legacy_handle;
     pthread_mutex_t lock;          /* creation and destruction only */
     hs_stream **by_index;          /* MAX_STREAMS slots, mapped once */
     atomic_uint n_streams;
@@ -56,8 +56,9 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     return s;
 }
 
-int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle)
+int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle)
 {
+    st.legacy_handle = legacy_handle;
     st.n_builtin = n_builtin > 4 ? 4 : n_builtin;
     memcpy(st.builtin, builtin, st.n_builtin * sizeof *builtin);
     st.per_thread_handle = per_thread_handle;
@@ -150,7 +151,7 @@ hs_stream *hs_stream_by_index(uint32_t index) { return index < hs_stream_count()
 
 hs_stream *hs_stream_get(uintptr_t handle)
 {
-    if (handle == 0)
+    if (handle == 0 || (handle == st.legacy_handle && handle))
         return st.by_index[0];
     if (handle == st.per_thread_handle && st.per_thread_handle) {
         if (!per_thread) {

@@ -62,7 +62,7 @@ typedef struct hs_gpu_event {
     hs_vclock vc;                 /* everything the record is ordered after */
 } hs_gpu_event;
 
-int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle);
+int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle);
 
 void hs_stream_created(uintptr_t handle, unsigned flags_nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns);
 /* Marks the handle destroyed; returns its state before (so destroying twice is caught). */

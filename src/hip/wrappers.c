@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
-#include "../core/core.h"
+#include "../core/wrapper_shape.h"
 #include "../core/frontend.h"
 #include "../core/shadow.h"
 #include "../core/util.h"
@@ -24,6 +24,7 @@
 #define P(x) ((uintptr_t)(x))
 #define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
+#define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
 
 enum {
 #define HS_HIP_FN(name, params, args, ...) HS_HIP_API_##name,
@@ -50,62 +51,25 @@ static const char *(*real_hipGetErrorName)(hipError_t);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
-/* A runtime dlopen'ed with RTLD_LOCAL (as Python extensions do) is invisible to RTLD_NEXT:
- * find the already-loaded library by name instead. */
-static void *loaded_runtime(void)
-{
-    static const char *const names[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
-static void *resolve(const char *name, void **fallback)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-    if (!p) {
-        if (!*fallback)
-            *fallback = loaded_runtime();
-        if (*fallback)
-            p = dlsym(*fallback, name);
-    }
-    return p; /* NULL: this runtime lacks the symbol; only its own wrapper is affected */
-}
-
 static void resolve_all(void)
 {
-    void *fallback = NULL;
-#define HS_HIP_FN(name, params, args, ...) *(void **)&real_##name = resolve(#name, &fallback);
+    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
+    void *runtime = NULL;
+#define HS_HIP_FN(name, params, args, ...) *(void **)&real_##name = hs_resolve(#name, sonames, &runtime);
 #include "api.inc"
 #undef HS_HIP_FN
-    *(void **)&real_hipMemGetAddressRange = resolve("hipMemGetAddressRange", &fallback);
-    *(void **)&real_hipPointerGetAttributes = resolve("hipPointerGetAttributes", &fallback);
-    *(void **)&real_hipGetErrorName = resolve("hipGetErrorName", &fallback);
+    *(void **)&real_hipMemGetAddressRange = hs_resolve("hipMemGetAddressRange", sonames, &runtime);
+    *(void **)&real_hipPointerGetAttributes = hs_resolve("hipPointerGetAttributes", sonames, &runtime);
+    *(void **)&real_hipGetErrorName = hs_resolve("hipGetErrorName", sonames, &runtime);
 }
 
 static void redirect_lookup(const char *symbol, void **result);
 
-#define HS_HIP_FN(name, params, args, ...)                                                          \
-    HS_EXPORT hipError_t name params                                                                \
-    {                                                                                               \
-        pthread_once(&resolve_once, resolve_all);                                                   \
-        if (HS_UNLIKELY(!real_##name))                                                              \
-            return hipErrorSharedObjectSymbolNotFound;                                              \
-        if (!hs_enter())                                                                            \
-            return real_##name args;                                                                \
-        const hs_call call = {.api = HS_HIP_API_##name,                                             \
-                              .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__};      \
-        hs_call_state st;                                                                           \
-        hipError_t r = hs_before(&call, &st) == HS_FORWARD ? real_##name args : hipErrorInvalidValue; \
-        if (call.op == HS_OP_LOOKUP && r == hipSuccess)                                             \
-            redirect_lookup(call.lookup_symbol, call.lookup_result);                                \
-        hs_after(&call, &st, r);                                                                    \
-        hs_leave();                                                                                 \
-        return r;                                                                                   \
-    }
+#define HS_HIP_FN(name, params, args, ...)                                                            \
+    HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,              \
+               hipErrorSharedObjectSymbolNotFound,                                                    \
+               if (call.op == HS_OP_LOOKUP && r == hipSuccess) redirect_lookup(call.lookup_symbol, call.lookup_result), \
+               __VA_ARGS__)
 #include "api.inc"
 #undef HS_HIP_FN
 

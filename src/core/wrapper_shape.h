@@ -1,0 +1,39 @@
+/* The one shape of every wrapper, shared by the front-ends: resolve (once), guard, describe,
+ * check and decide, forward, record.  A front-end defines, before including this:
+ *   real_<name>        the resolved real function (NULL when the runtime lacks it)
+ *   resolve_once, resolve_all
+ * and expands HS_WRAPPER once per entry of its api.inc. */
+#ifndef HS_WRAPPER_SHAPE_H
+#define HS_WRAPPER_SHAPE_H
+
+#include "core.h"
+#include "util.h"
+
+#include <pthread.h>
+
+/* ret_t: the runtime's error type; blocked: what a blocked call returns; missing: what a call
+ * returns when the runtime lacks the symbol; after_forward: a statement run after a forwarded
+ * call (sees `call` and `r`). */
+#define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, after_forward, ...)            \
+    HS_EXPORT ret_t name params                                                                      \
+    {                                                                                                \
+        pthread_once(&resolve_once, resolve_all);                                                    \
+        if (HS_UNLIKELY(!real_##name))                                                               \
+            return missing;                                                                          \
+        if (!hs_enter())                                                                             \
+            return real_##name args;                                                                 \
+        const hs_call call = {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}; \
+        hs_call_state st;                                                                            \
+        ret_t r = hs_before(&call, &st) == HS_FORWARD ? real_##name args : blocked;                  \
+        after_forward;                                                                               \
+        hs_after(&call, &st, (int)r);                                                                \
+        hs_leave();                                                                                  \
+        return r;                                                                                    \
+    }
+
+/* dlsym(RTLD_NEXT, name), or, when the runtime was dlopen'ed with RTLD_LOCAL (as Python
+ * extensions do) and RTLD_NEXT cannot see it, the already-loaded library found by one of its
+ * sonames.  *handle caches that library between calls.  NULL: this runtime lacks the symbol. */
+void *hs_resolve(const char *name, const char *const *sonames, void **handle);
+
+#endif

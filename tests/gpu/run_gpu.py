@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The CUDA front-end on a real GPU.
+  run_gpu.py tests   planted-bug and clean CUDA programs, the PyTorch GPT-2 scenario (zero
+                     findings) and the ctypes planted bugs; exit 77 (skipped) without a GPU
+  run_gpu.py bench   GPT-2 tokens/s with and without hipshadow (interleaved), compute-sanitizer
+                     on the same workload, and the per-call cost of cudaMemcpyAsync D2H
+Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu)."""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+launcher = os.environ.get("HS_LAUNCHER", "build/tools/hipshadow")
+gpu_bin = os.environ.get("HS_GPU", "build/tests/gpu")
+failures = []
+
+
+def run(cmd, preload=True, options=(), env_extra=None, timeout=600):
+    """Runs cmd (under hipshadow --cuda when preload); returns (proc, findings by kind, records)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        findings = os.path.join(tmp, "f.%p.json")
+        full = cmd
+        if preload:
+            full = [launcher, "--cuda", "--findings", findings]
+            for o in options:
+                full += ["--option", o]
+            full += ["--"] + cmd
+        env = dict(os.environ, **(env_extra or {}))
+        env.pop("HIPSHADOW_OPTIONS", None)
+        proc = subprocess.run(full, capture_output=True, text=True, env=env, timeout=timeout)
+        records = []
+        for f in os.listdir(tmp):
+            records += [json.loads(l) for l in open(os.path.join(tmp, f))]
+    kinds = {}
+    for r in records:
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    return proc, kinds, records
+
+
+def expect(name, cmd, kinds, options=(), env_extra=None, fields=None, out_has=None, min_calls=1):
+    proc, got, records = run(cmd, options=options, env_extra=env_extra)
+    ok = got == kinds
+    calls = [int(l.split(" in ")[1].split()[0]) for l in proc.stderr.splitlines()
+             if l.startswith("SUMMARY: hipshadow:") and " checked calls" in l]
+    if not calls or calls[-1] < min_calls:  # the wrappers really saw the program's calls
+        ok = False
+        print(f"  only {calls} checked calls seen (at least {min_calls} expected)")
+    for kind, want in (fields or {}).items():
+        for r in (r for r in records if r["kind"] == kind):
+            for k, v in want.items():
+                val = r
+                for part in k.split("."):
+                    val = val.get(part) if isinstance(val, dict) else None
+                ok &= val == v
+    if out_has and out_has not in proc.stdout:
+        ok = False
+    print(f"{'PASS' if ok else 'FAIL'} {name}: findings {got}, {calls[-1] if calls else 0} checked calls"
+          + ("" if ok else f" (expected {kinds})"))
+    if not ok:
+        failures.append(name)
+        print(proc.stdout[-2000:], proc.stderr[-4000:])
+    return proc, records
+
+
+def tests():
+    cases = os.path.join(gpu_bin, "gpu_cases")
+    if subprocess.run([cases, "probe"]).returncode != 0:
+        print("SKIP: no usable CUDA device")
+        sys.exit(77)
+    expect("oob", [cases, "oob"], {"out-of-bounds": 1}, options=["mode=block"],
+           fields={"out-of-bounds": {"overrun": 1024, "api": "cudaMemcpy", "action": "blocked"}})
+    expect("uaf", [cases, "uaf"], {"use-after-free": 1}, options=["mode=block"])
+    expect("overlap", [cases, "overlap"], {"async-overlap": 1}, fields={"async-overlap": {"api": "cudaMemcpyAsync"}})
+    expect("destroyed-stream", [cases, "destroyed-stream"], {"invalid-stream": 1}, options=["mode=block"])
+    expect("direction", [cases, "direction"], {"direction-mismatch": 1}, options=["mode=block"])
+    expect("clean", [cases, "clean"], {}, out_has="data round-trips")
+    py = shutil.which("python3")
+    if subprocess.run([py, "-c", "import torch, transformers; assert torch.cuda.is_available()"]).returncode:
+        print("SKIP: PyTorch with CUDA, or transformers, is not available")
+        return
+    proc, _ = expect("pytorch-gpt2-clean", [py, os.path.join(here, "torch_gpt2.py"), "64", "8"], {},
+                     out_has="TOKENS_PER_S", min_calls=100)
+    print(proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:])
+    ct = os.path.join(here, "torch_ctypes.py")
+    expect("ctypes-past-segment", [py, ct, "segment"], {"out-of-bounds": 1}, options=["mode=block"],
+           fields={"out-of-bounds": {"overrun": 4096, "api": "cudaMemcpy"}})
+    expect("ctypes-past-tensor-cached (invisible)", [py, ct, "tensor"], {}, options=["mode=block"])
+    expect("ctypes-past-tensor-no-caching", [py, ct, "tensor"], {"out-of-bounds": 1}, options=["mode=block"],
+           env_extra={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+    expect("ctypes-past-tensor-annotated", [py, ct, "annotated"], {"region-overrun": 1}, options=["mode=block"],
+           fields={"region-overrun": {"overrun": 4096}})
+
+
+def tokens_per_s(proc):
+    for line in proc.stdout.splitlines():
+        if line.startswith("TOKENS_PER_S"):
+            return float(line.split()[1])
+    print(proc.stdout[-1000:], proc.stderr[-3000:])
+    return float("nan")
+
+
+def bench():
+    py = shutil.which("python3")
+    gpt2 = [py, os.path.join(here, "torch_gpt2.py"), os.environ.get("BENCH_TOKENS", "256"), "16"]
+    plain, shadow = [], []
+    for i in range(int(os.environ.get("BENCH_RUNS", "5"))):
+        plain.append(tokens_per_s(run(gpt2, preload=False)[0]))
+        shadow.append(tokens_per_s(run(gpt2)[0]))
+        print(f"run {i + 1}: plain {plain[-1]:.1f} tok/s, hipshadow {shadow[-1]:.1f} tok/s", flush=True)
+    mp, ms = statistics.median(plain), statistics.median(shadow)
+    print(f"GPT-2 generate (greedy, {gpt2[2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
+          f"ratio {ms / mp:.3f}")
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if os.path.exists(sanitizer):
+        n = os.environ.get("SANITIZER_TOKENS", "16")
+        try:
+            proc = subprocess.run([sanitizer, "--tool", "memcheck", py, os.path.join(here, "torch_gpt2.py"), n, "2"],
+                                  capture_output=True, text=True, timeout=int(os.environ.get("SANITIZER_TIMEOUT", "300")))
+            cs = tokens_per_s(proc)
+            print(f"compute-sanitizer memcheck: {cs:.2f} tok/s ({n} tokens), ratio {cs / mp:.4f} of plain")
+        except subprocess.TimeoutExpired:
+            print("compute-sanitizer memcheck: did not finish within its time limit")
+    copy = os.path.join(gpu_bin, "bench_cuda_copy")
+    for size in (4, 4096, 1 << 20):
+        p, s = [], []
+        for _ in range(5):
+            p.append(float(subprocess.run([copy, str(size), "1000"], capture_output=True, text=True).stdout))
+            s.append(float(run([copy, str(size), "1000"])[0].stdout))
+        mp, ms = statistics.median(p), statistics.median(s)
+        print(f"cudaMemcpyAsync D2H {size} B + sync: plain {mp / 1000:.2f} us, hipshadow {ms / 1000:.2f} us, "
+              f"added {(ms - mp) / 1000:.2f} us per call")
+
+
+if __name__ == "__main__":
+    {"tests": tests, "bench": bench}[sys.argv[1]]()
+    print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""GPT-2 (124M, built from its config with random weights: nothing is downloaded) generating
+tokens greedily on the GPU.  Prints 'TOKENS_PER_S <x>' for the timed run.
+Usage: torch_gpt2.py [NEW_TOKENS] [WARMUP_TOKENS]"""
+import sys
+import time
+
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+new_tokens = int(sys.argv[1]) if len(sys.argv) > 1 else 128
+warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config()).to("cuda").eval()
+prompt = torch.randint(0, 50257, (1, 16), device="cuda")
+
+
+def generate(n):
+    with torch.no_grad():
+        out = model.generate(prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0)
+    return out
+
+
+generate(warmup)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+out = generate(new_tokens)
+torch.cuda.synchronize()
+elapsed = time.perf_counter() - t0
+generated = out.shape[1] - prompt.shape[1]
+print(f"generated {generated} tokens, first ids {out[0, 16:24].tolist()}")
+print(f"TOKENS_PER_S {generated / elapsed:.2f}")
