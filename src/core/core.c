@@ -251,8 +251,8 @@ static void stream_checks(const hs_call *c, hs_call_state *st)
         if (st->facts.conflict.found)
             add_finding(st, HS_KIND_ASYNC_OVERLAP, st->pending.host_write ? HS_SIDE_DST : HS_SIDE_SRC);
         const hs_side *d = &st->facts.dst;
-        if (c->op == HS_OP_COPY && st->facts.dir == HS_DIR_D2H && d->host_checked && d->host.status == HS_HOST_OK &&
-            first_time_at(c->caller))
+        if (HS_UNLIKELY(hs_opts()->notes) && c->op == HS_OP_COPY && st->facts.dir == HS_DIR_D2H && d->host_checked &&
+            d->host.status == HS_HOST_OK && first_time_at(c->caller))
             add_finding(st, HS_KIND_PAGEABLE_ASYNC, HS_SIDE_DST);
     }
     if (is_sync_like(c))

@@ -253,7 +253,8 @@ static void print_what(FILE *f, const hs_event *e)
         break;
     case HS_KIND_PAGEABLE_ASYNC:
         fprintf(f, "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
-                   "  synchronous; pin the buffer (hipHostMalloc/hipHostRegister) for a truly asynchronous copy\n"
+                   "  synchronous; pin the buffer (hipHostMalloc/cudaHostAlloc, or register it) for a truly\n"
+                   "  asynchronous copy\n"
                    "  (said once per call site)\n", (unsigned long)c->dst);
         break;
     default:

@@ -159,9 +159,10 @@ CASES = {
         stderr_has=["is being captured into a graph: a synchronous copy is not allowed",
                     "a synchronous synchronisation is not allowed"], exit=0),
     "pageable_async_info_once": dict(
-        program="pageable_async", options="exitcode=9",
+        program="pageable_async", options="exitcode=9:notes=1",
         kinds={"pageable-async": 1}, fields={"pageable-async": {"severity": "info"}},
         stderr_has=["said once per call site", "SUMMARY: hipshadow: 1 finding (0 errors)"], exit=0),
+    "pageable_async_off_by_default": dict(program="pageable_async", kinds={}, exit=0),
     "pool_destroy_use_after_free": dict(
         program="pool_destroy",
         kinds={"use-after-free": 1, "runtime-error": 1},

@@ -48,7 +48,7 @@ int main(void)
     hs_options_print_help(&o, f);
     fclose(f);
     const char *every[] = {"mode", "findings", "report_path", "exitcode", "stack_depth", "quarantine",
-                           "print_limit", "suppressions", "detect_leaks", "check_host", "query_runtime",
+                           "print_limit", "suppressions", "notes", "detect_leaks", "check_host", "query_runtime",
                            "verbosity", "help"};
     for (size_t i = 0; i < sizeof every / sizeof *every; i++) {
         char needle[64];
