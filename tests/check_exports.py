@@ -13,7 +13,8 @@ text = open(table).read()
 wrapped = set(re.findall(rf"^{macro}\((\w+),", text, re.M))
 conditional = set(re.findall(rf"#if[^\n]*\n{macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
-          "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl"}
+          "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
+          "hipshadow_transpose2d_pitched_impl"}
 problems = []
 extra = exported - wrapped - public
 missing = (wrapped - conditional) - exported

@@ -23,6 +23,9 @@ void hipshadow_resume_impl(void);
 int hipshadow_region_register_impl(const void *base, size_t size, const char *name);
 int hipshadow_region_unregister_impl(const void *base);
 int hipshadow_name_allocation_impl(const void *ptr, const char *name);
+int hipshadow_transpose2d_impl(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size, void *stream);
+int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t rows,
+                                       size_t cols, size_t elem_size, void *stream);
 
 /* Resolves name once per call site; NULL without the library. */
 #define HIPSHADOW__RESOLVE(name)                                                   \
@@ -74,6 +77,28 @@ static inline int hipshadow_name_allocation(const void *ptr, const char *name)
     int (*fn)(const void *, const char *) =
         (int (*)(const void *, const char *))HIPSHADOW__RESOLVE("hipshadow_name_allocation_impl");
     return fn ? fn(ptr, name) : -1;
+}
+
+/* On the GPU, dst (cols x rows) = the transpose of src (rows x cols), both device memory, rows
+ * packed; elem_size 1, 2, 4, 8 or 16.  Asynchronous on stream (a hipStream_t / cudaStream_t).
+ * Returns the runtime's error code (hipError_t / cudaError_t; 0 is success), or -1 when
+ * hipshadow is not loaded.  It replaces a D2H, a CPU transpose and an H2D with one call. */
+static inline int hipshadow_transpose2d(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size,
+                                        void *stream)
+{
+    int (*fn)(void *, const void *, size_t, size_t, size_t, void *) =
+        (int (*)(void *, const void *, size_t, size_t, size_t, void *))HIPSHADOW__RESOLVE("hipshadow_transpose2d_impl");
+    return fn ? fn(dst, src, rows, cols, elem_size, stream) : -1;
+}
+
+/* The same with pitched rows: row r of src starts at src + r * src_pitch (bytes). */
+static inline int hipshadow_transpose2d_pitched(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                                                size_t rows, size_t cols, size_t elem_size, void *stream)
+{
+    int (*fn)(void *, size_t, const void *, size_t, size_t, size_t, size_t, void *) =
+        (int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t, void *))HIPSHADOW__RESOLVE(
+            "hipshadow_transpose2d_pitched_impl");
+    return fn ? fn(dst, dst_pitch, src, src_pitch, rows, cols, elem_size, stream) : -1;
 }
 
 #ifdef __cplusplus

@@ -158,7 +158,7 @@ typedef struct hs_log_copy {
     uint32_t thread;
     uint16_t api;
     uint8_t direction;              /* as stated, resolved for hipMemcpyDefault: 0 H2H 1 H2D 2 D2H 3 D2D */
-    uint8_t flags;                  /* 1 async, 2 blocked, 4 paused */
+    uint8_t flags;                  /* 1 async, 2 blocked, 4 paused, 8 staged by the fallback */
     uint64_t stream;
     uint64_t dst;
     uint64_t src;

@@ -2,6 +2,7 @@
  * front-end forwards, after (update the model, runtime-error, record), leave. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "fallback.h"
 #include "frontend.h"
 #include "hostmem.h"
 #include "ordering.h"
@@ -342,6 +343,10 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     }
     if (HS_UNLIKELY(st->n_findings))
         finish_findings(c, st);
+    if (HS_UNLIKELY(hs_fallback_always()) && st->decision == HS_FORWARD && hs_fallback_applies(c, st)) {
+        st->rescued_result = hs_fallback_stage(c, st); /* staged instead of forwarded */
+        st->decision = HS_RESCUED;
+    }
     /* A blocked free must not leave the allocation in quarantine. */
     if (st->decision != HS_FORWARD && st->released)
         hs_shadow_restore(&st->freed);
@@ -441,11 +446,11 @@ static void after_success(const hs_call *c, hs_call_state *st)
     }
 }
 
-void hs_after(const hs_call *c, hs_call_state *st, int result)
+int hs_after(const hs_call *c, hs_call_state *st, int result)
 {
     if (st->decision != HS_FORWARD) {
         hs_record_after(c, st, result);
-        return;
+        return result;
     }
     if (c->op == HS_OP_CAPTURE_END) { /* capture ends whatever the runtime says */
         hs_stream *on = hs_stream_get(c->stream);
@@ -456,7 +461,15 @@ void hs_after(const hs_call *c, hs_call_state *st, int result)
         if (result == 0) /* not a "not ready" answer: the call did what it says */
             after_success(c, st);
         hs_record_after(c, st, result);
-        return;
+        return result;
+    }
+    if (hs_fallback_applies(c, st) && hs_fallback_stage(c, st) == 0) {
+        /* The runtime refused an in-bounds copy from a sub-buffer; hipshadow's kernel did it. */
+        hs_finding fi = {HS_KIND_RUNTIME_ERROR, HS_SEV_WARNING, HS_SIDE_SRC, 0, 0};
+        if (!suppressed(c, st, fi.kind))
+            report(c, st, &fi, HS_ACTION_FALLBACK, true, result);
+        hs_record_after(c, st, 0);
+        return 0;
     }
     if (st->released)
         hs_shadow_restore(&st->freed); /* the runtime refused the free: the memory is still live */
@@ -475,10 +488,9 @@ void hs_after(const hs_call *c, hs_call_state *st, int result)
     if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
     hs_record_after(c, st, result);
-    if (silenced)
-        return;
-    if (hs_opts()->mode == HS_MODE_ABORT) {
+    if (!silenced && hs_opts()->mode == HS_MODE_ABORT) {
         hs_report_flush();
         abort();
     }
+    return result;
 }

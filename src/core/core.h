@@ -25,6 +25,9 @@ typedef struct hs_call_state {
     uint64_t start_ns;
     void *log_record;         /* the pending copy/memset record, patched after the call */
     uint32_t first_finding;
+    /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
+    int rescued_result;
+    bool fallback_used;
 } hs_call_state;
 
 /* False when the wrapper must forward untouched: re-entered from the runtime, tool disabled. */
@@ -33,7 +36,8 @@ void hs_leave(void);
 /* Wrapped calls checked so far (for the exit summary; other threads' last few may be missing). */
 uint64_t hs_calls_seen(void);
 hs_decision hs_before(const hs_call *call, hs_call_state *st);
-void hs_after(const hs_call *call, hs_call_state *st, int result);
+/* Returns what the wrapper returns: `result`, or success when a fallback rescued the copy. */
+int hs_after(const hs_call *call, hs_call_state *st, int result);
 
 /* The tool's own failure: one warning, then every wrapper forwards untouched. */
 void hs_disable(const char *why);

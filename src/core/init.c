@@ -2,6 +2,7 @@
  * always carries on. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "fallback.h"
 #include "frontend.h"
 #include "hostmem.h"
 #include "log.h"
@@ -68,6 +69,7 @@ static void init_once_body(void)
     }
     hs_report_init(&options);
     hs_policy_init(&options);
+    hs_fallback_init(&options);
     hs_log_open(&options, hs_frontend_active.api_names, hs_frontend_active.n_apis, hs_frontend_active.runtime_id);
     if (pthread_atfork(NULL, NULL, child_after_fork) != 0) {
         hs_disable("pthread_atfork failed");

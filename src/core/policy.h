@@ -6,7 +6,7 @@
 #include "options.h"
 #include "report.h"
 
-typedef enum hs_decision { HS_FORWARD = 0, HS_BLOCK, HS_ABORT } hs_decision;
+typedef enum hs_decision { HS_FORWARD = 0, HS_BLOCK, HS_ABORT, HS_RESCUED } hs_decision;
 
 /* Loads the suppressions file; problems are printed naming the file and line. */
 void hs_policy_init(const hs_options *o);

@@ -1,6 +1,7 @@
 /* The exported half of include/hipshadow/hipshadow.h. */
 #include "hipshadow/hipshadow.h"
 #include "core.h"
+#include "gpu_kernels.h"
 #include "regions.h"
 #include "shadow.h"
 #include "util.h"
@@ -47,4 +48,18 @@ HS_EXPORT int hipshadow_name_allocation_impl(const void *ptr, const char *name)
         return -1;
     hs_alloc_set_name(s.id, name);
     return 0;
+}
+
+/* The one-call replacement for a D2H + CPU transpose + H2D round trip (seed 003). */
+HS_EXPORT int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                                                 size_t rows, size_t cols, size_t elem_size, void *stream)
+{
+    hs_ensure_init();
+    return hs_gpu_transpose(dst, dst_pitch, src, src_pitch, rows, cols, elem_size, (uintptr_t)stream);
+}
+
+HS_EXPORT int hipshadow_transpose2d_impl(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size,
+                                         void *stream)
+{
+    return hipshadow_transpose2d_pitched_impl(dst, rows * elem_size, src, cols * elem_size, rows, cols, elem_size, stream);
 }

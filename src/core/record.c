@@ -138,6 +138,8 @@ void hs_record_after(const hs_call *c, hs_call_state *st, int result)
             hs_log_copy *r = st->log_record;
             r->end_ns = hs_now_ns();
             r->result = result;
+            if (st->fallback_used)
+                r->flags |= 8;
             if (!r->first_finding)
                 r->first_finding = st->first_finding;
         }

@@ -207,6 +207,9 @@ static void print_what(FILE *f, const hs_event *e)
         break;
     case HS_KIND_RUNTIME_ERROR:
         fprintf(f, "  the runtime returned %s (%d)\n", hs_frontend_active.error_name(e->result), e->result);
+        if (e->action == HS_ACTION_FALLBACK)
+            fprintf(f, "  the copy is in bounds: hipshadow staged it through its own GPU kernel and a D2H from the\n"
+                       "  staging buffer, and the program got success (fallback=%s)\n", rp.opt->fallback);
         if (e->n_earlier) {
             fprintf(f, "  before forwarding, hipshadow had found:");
             for (int i = 0; i < e->n_earlier; i++)

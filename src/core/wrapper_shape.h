@@ -24,9 +24,10 @@
             return real_##name args;                                                                 \
         const hs_call call = {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}; \
         hs_call_state st;                                                                            \
-        ret_t r = hs_before(&call, &st) == HS_FORWARD ? real_##name args : blocked;                  \
+        hs_decision d_ = hs_before(&call, &st);                                                      \
+        ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
         after_forward;                                                                               \
-        hs_after(&call, &st, (int)r);                                                                \
+        r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
         hs_leave();                                                                                  \
         return r;                                                                                    \
     }

@@ -101,8 +101,11 @@ static bool cuda_query_pointer(uintptr_t p, hs_span *span)
 
 static const uintptr_t cuda_builtin_streams[] = {0, P(cudaStreamLegacy), P(cudaStreamPerThread)};
 
+extern const hs_kernel_ops hs_cuda_kernel_ops;
+
 const hs_frontend hs_frontend_active = {
     .runtime = "CUDA",
+    .kernels = &hs_cuda_kernel_ops,
     .runtime_id = 2,
     .api_names = api_names,
     .n_apis = HS_CUDA_API_COUNT,

@@ -130,8 +130,11 @@ static bool hip_query_pointer(uintptr_t p, hs_span *span)
 
 static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 
+extern const hs_kernel_ops hs_hip_kernel_ops;
+
 const hs_frontend hs_frontend_active = {
     .runtime = "HIP",
+    .kernels = &hs_hip_kernel_ops,
     .runtime_id = 1,
     .api_names = api_names,
     .n_apis = HS_HIP_API_COUNT,

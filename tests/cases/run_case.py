@@ -179,6 +179,31 @@ CASES = {
                                    "alloc.offset": 4096 + 3211264, "api": "hipMemcpyDtoH"}},
         stderr_has=["past the end of region 'token_embd.weight' (pool offset 3215360, 544538624 bytes)",
                     "named 'weights pool #0'"], exit=0),
+    "fallback_rescues_rejected_d2h": dict(
+        program="fallback_stage", args=["ok"], options="fallback=stage", env={"SIMHIP_REJECT_INTERIOR_D2H": "1"},
+        kinds={"runtime-error": 1},
+        fields={"runtime-error": {"action": "fallback", "severity": "warning", "alloc.offset": 12345}},
+        stdout_has=["read-back: hipSuccess, data right"],
+        stderr_has=["hipshadow staged it through its own GPU kernel"], exit=0),
+    "rejected_d2h_without_fallback": dict(
+        program="fallback_stage", args=["ok"], env={"SIMHIP_REJECT_INTERIOR_D2H": "1"},
+        kinds={"runtime-error": 1}, fields={"runtime-error": {"action": "forwarded"}},
+        stdout_has=["read-back: hipErrorInvalidValue"], exit=1),
+    "fallback_never_rescues_out_of_bounds": dict(
+        program="fallback_stage", args=["oob"], options="fallback=stage", env={"SIMHIP_REJECT_INTERIOR_D2H": "1"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, fields={"runtime-error": {"action": "forwarded"}},
+        stdout_has=["read-back: hipErrorInvalidValue"], exit=1),
+    "fallback_always_stages": dict(
+        program="fallback_stage", args=["ok"], options="fallback=stage:fallback_always=1",
+        env={"SIMHIP_TRACE": "1"}, kinds={},
+        stdout_has=["read-back: hipSuccess, data right"],
+        stderr_has=["simhip: hipModuleLoadData", "simhip: hipModuleLaunchKernel"],
+        stderr_lacks=["simhip: hipMemcpyDtoH"], exit=0),
+    "transpose_api": dict(
+        program="transpose_api", kinds={}, stdout_has=["transpose: 35 of 35 right; elem_size 3 -> 1"], exit=0),
+    "transpose_api_without_preload": dict(
+        program="transpose_api", no_preload=True, kinds={},
+        stdout_has=["hipshadow is not loaded: hipshadow_transpose2d returned -1"], exit=0),
 }
 
 

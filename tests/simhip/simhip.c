@@ -273,6 +273,20 @@ static hipError_t validate_copy(void *dst, const void *src, size_t bytes, hipMem
     return e != hipSuccess ? e : validate_range((uintptr_t)dst, bytes);
 }
 
+/* SIMHIP_REJECT_INTERIOR_D2H=1 plays the runtime of seed 000, which refused every D2H whose
+ * source was a sub-buffer (an interior pointer) of a pool, in bounds or not. */
+static int rejects_interior_d2h(const void *src, hipMemcpyKind kind)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("SIMHIP_REJECT_INTERIOR_D2H");
+        on = e && *e == '1';
+    }
+    sim_object *o = on ? find_object((uintptr_t)src) : NULL;
+    return o && o->kind == OBJ_DEVICE && (uintptr_t)src != o->base &&
+           (kind == hipMemcpyDeviceToHost || kind == hipMemcpyDefault);
+}
+
 static hipError_t do_copy(void *dst, const void *src, size_t bytes, hipMemcpyKind kind, hipStream_t stream, int async)
 {
     INIT();
@@ -283,6 +297,8 @@ static hipError_t do_copy(void *dst, const void *src, size_t bytes, hipMemcpyKin
     sim_stream *st = stream_of(stream);
     if (atomic_load(&sim.sticky))
         e = hipErrorIllegalAddress;
+    else if (rejects_interior_d2h(src, kind))
+        e = hipErrorInvalidValue;
     else if (!st)
         e = hipErrorContextIsDestroyed;
     else if ((e = validate_copy(dst, src, bytes, kind)) == hipSuccess) {
@@ -846,6 +862,7 @@ SIM_EXPORT const char *hipGetErrorName(hipError_t e)
     NAME(hipErrorNotReady) NAME(hipErrorNotFound) NAME(hipErrorInvalidPitchValue)
     NAME(hipErrorHostMemoryAlreadyRegistered) NAME(hipErrorHostMemoryNotRegistered) NAME(hipErrorInvalidDevice)
     NAME(hipErrorStreamCaptureUnsupported) NAME(hipErrorStreamCaptureImplicit) NAME(hipErrorIllegalState)
+    NAME(hipErrorInvalidImage) NAME(hipErrorInvalidConfiguration) NAME(hipErrorInvalidDeviceFunction)
 #undef NAME
     default: return "hipErrorUnknown";
     }
@@ -877,4 +894,96 @@ SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
     if (total) *total = APERTURE_SIZE;
     if (free_bytes) *free_bytes = sim.aperture + APERTURE_SIZE - sim.aperture_next;
     return hipSuccess;
+}
+
+/* ---- modules: a host implementation of hipshadow's own kernels (kernels/transpose.hip) ----
+ * hipModuleLoadData takes a clang offload bundle, as ROCm does; hipModuleLaunchKernel runs the
+ * named kernel on the host, in stream order, with the real kernels' launch contract. */
+
+typedef struct sim_function { char name[64]; } sim_function;
+static const char BUNDLE_MAGIC[] = "__CLANG_OFFLOAD_BUNDLE__";
+
+SIM_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
+{
+    TRACE();
+    if (!module || !image)
+        return ret(hipErrorInvalidValue);
+    if (memcmp(image, BUNDLE_MAGIC, sizeof BUNDLE_MAGIC - 1))
+        return ret(hipErrorInvalidImage);
+    *module = (hipModule_t)calloc(1, 64);
+    return *module ? hipSuccess : ret(hipErrorOutOfMemory);
+}
+
+SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *name)
+{
+    TRACE();
+    static const char *const known[] = {"hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8",
+                                        "hs_transpose_e16", "hs_copy16", "hs_copy1"};
+    if (!function || !module || !name)
+        return ret(hipErrorInvalidValue);
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (!strcmp(name, known[i])) {
+            sim_function *f = calloc(1, sizeof *f);
+            if (!f)
+                return ret(hipErrorOutOfMemory);
+            snprintf(f->name, sizeof f->name, "%s", name);
+            *function = (hipFunction_t)f;
+            return hipSuccess;
+        }
+    return ret(hipErrorNotFound);
+}
+
+/* A kernel touching freed device memory faults, as a copy would. */
+static int device_range_ok(uintptr_t p, size_t n)
+{
+    sim_object *o = find_object(p);
+    return o && n <= o->size - (p - o->base);
+}
+
+SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                            unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
+                                            void **params, void **extra)
+{
+    TRACE();
+    INIT();
+    (void)gz; (void)bz; (void)shmem; (void)extra;
+    if (!f || !params)
+        return ret(hipErrorInvalidValue);
+    const char *name = ((sim_function *)f)->name;
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(stream);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
+    if (e == hipSuccess && !strncmp(name, "hs_copy", 7)) {
+        size_t unit = !strcmp(name, "hs_copy16") ? 16 : 1;
+        unsigned char *dst = *(unsigned char **)params[0];
+        const unsigned char *src = *(const unsigned char **)params[1];
+        unsigned long long n = *(unsigned long long *)params[2];
+        if (bx != 256 || by != 1 || (unit == 16 && (((uintptr_t)dst | (uintptr_t)src) & 15)))
+            e = hipErrorInvalidConfiguration;
+        else if (!device_range_ok((uintptr_t)dst, n * unit) || !device_range_ok((uintptr_t)src, n * unit))
+            atomic_store(&sim.sticky, hipErrorIllegalAddress), e = hipErrorIllegalAddress;
+        else
+            memmove(dst, src, n * unit);
+    } else if (e == hipSuccess && !strncmp(name, "hs_transpose_e", 14)) {
+        size_t elem = (size_t)atoi(name + 14);
+        unsigned char *dst = *(unsigned char **)params[0];
+        unsigned long long dpitch = *(unsigned long long *)params[1];
+        const unsigned char *src = *(const unsigned char **)params[2];
+        unsigned long long spitch = *(unsigned long long *)params[3], rows = *(unsigned long long *)params[4],
+                           cols = *(unsigned long long *)params[5];
+        unsigned tile = elem == 1 ? 128 : elem == 2 ? 64 : 32;
+        if (bx != 32 || by != 8 || gx != (cols + tile - 1) / tile || gy == 0)
+            e = hipErrorInvalidConfiguration;
+        else if (!device_range_ok((uintptr_t)src, (rows - 1) * spitch + cols * elem) ||
+                 !device_range_ok((uintptr_t)dst, (cols - 1) * dpitch + rows * elem))
+            atomic_store(&sim.sticky, hipErrorIllegalAddress), e = hipErrorIllegalAddress;
+        else
+            for (unsigned long long r = 0; r < rows; r++)
+                for (unsigned long long c = 0; c < cols; c++)
+                    memcpy(dst + c * dpitch + r * elem, src + r * spitch + c * elem, elem);
+    } else if (e == hipSuccess) {
+        e = hipErrorInvalidDeviceFunction;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
 }

@@ -1,0 +1,69 @@
+#include "gpu_kernels.h"
+#include "frontend.h"
+
+const char *const hs_kernel_names[HS_K_COUNT] = {
+    "hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8", "hs_transpose_e16",
+    "hs_copy16", "hs_copy1",
+};
+
+static const hs_kernel_ops *ops(void) { return hs_frontend_active.kernels; }
+
+int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols,
+                     size_t elem, uintptr_t stream)
+{
+    const hs_kernel_ops *k = ops();
+    if (!k || !k->launch)
+        return k ? k->not_supported : -1;
+    hs_kernel kernel;
+    unsigned tile;
+    switch (elem) {
+    case 1: kernel = HS_K_TRANSPOSE_E1; tile = 128; break;
+    case 2: kernel = HS_K_TRANSPOSE_E2; tile = 64; break;
+    case 4: kernel = HS_K_TRANSPOSE_E4; tile = 32; break;
+    case 8: kernel = HS_K_TRANSPOSE_E8; tile = 32; break;
+    case 16: kernel = HS_K_TRANSPOSE_E16; tile = 32; break;
+    default: return k->invalid_value;
+    }
+    if (!rows || !cols)
+        return 0;
+    if (!dst || !src || spitch < cols * elem || dpitch < rows * elem)
+        return k->invalid_value;
+    unsigned long long col_tiles = (cols + tile - 1) / tile, row_tiles = (rows + tile - 1) / tile;
+    if (col_tiles > 0x7fffffffull)
+        return k->invalid_value;
+    unsigned grid_y = row_tiles > 65535 ? 65535 : (unsigned)row_tiles;
+    unsigned long long dp = dpitch, sp = spitch, r = rows, c = cols;
+    void *params[] = {&dst, &dp, &src, &sp, &r, &c, &row_tiles, &grid_y};
+    return k->launch(kernel, (unsigned)col_tiles, grid_y, 32, 8, params, stream);
+}
+
+static int launch_copy(hs_kernel kernel, void *dst, const void *src, unsigned long long n, uintptr_t stream)
+{
+    if (!n)
+        return 0;
+    unsigned long long blocks = (n + 255) / 256;
+    unsigned grid = blocks > (1u << 20) ? (1u << 20) : (unsigned)blocks; /* then each thread loops */
+    unsigned long long stride = (unsigned long long)grid * 256;
+    void *params[] = {&dst, &src, &n, &stride};
+    return ops()->launch(kernel, grid, 1, 256, 1, params, stream);
+}
+
+int hs_gpu_copy(void *dst, const void *src, size_t bytes, uintptr_t stream)
+{
+    const hs_kernel_ops *k = ops();
+    if (!k || !k->launch)
+        return k ? k->not_supported : -1;
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    /* 16-byte vectors need both sides aligned alike: bytes up to the first aligned address,
+     * vectors, then the tail */
+    if (((uintptr_t)d & 15) != ((uintptr_t)s & 15) || bytes < 64)
+        return launch_copy(HS_K_COPY1, d, s, bytes, stream);
+    size_t head = (16 - ((uintptr_t)s & 15)) & 15, body = (bytes - head) / 16, tail = bytes - head - body * 16;
+    int rc = launch_copy(HS_K_COPY1, d, s, head, stream);
+    if (!rc)
+        rc = launch_copy(HS_K_COPY16, d + head, s + head, body, stream);
+    if (!rc)
+        rc = launch_copy(HS_K_COPY1, d + head + body * 16, s + head + body * 16, tail, stream);
+    return rc;
+}
