@@ -85,10 +85,19 @@ static void ask_runtime(hs_side *s)
 
 static void probe_host(hs_side *s, bool write)
 {
-    if (!s->ptr || s->where != HS_WHERE_NONE || s->runtime_known || !hs_opts()->check_host)
+    if (!s->ptr || s->where == HS_WHERE_LIVE || s->runtime_known || !hs_opts()->check_host)
         return;
+    hs_host_fact fact;
+    hs_host_check(s->ptr, s->extent, write, &fact);
+    if (s->where == HS_WHERE_FREED) {
+        /* With unified addressing, malloc may hand out addresses a freed device allocation had:
+         * accessible host memory there is host memory, not a use-after-free. */
+        if (fact.status != HS_HOST_OK)
+            return;
+        s->where = HS_WHERE_NONE;
+    }
     s->host_checked = true;
-    hs_host_check(s->ptr, s->extent, write, &s->host);
+    s->host = fact;
 }
 
 static void gather_memory_facts(const hs_call *c, hs_facts *f)

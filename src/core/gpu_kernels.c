@@ -3,7 +3,7 @@
 
 const char *const hs_kernel_names[HS_K_COUNT] = {
     "hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8", "hs_transpose_e16",
-    "hs_copy16", "hs_copy1",
+    "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1",
 };
 
 static const hs_kernel_ops *ops(void) { return hs_frontend_active.kernels; }
@@ -16,11 +16,13 @@ int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, s
         return k ? k->not_supported : -1;
     hs_kernel kernel;
     unsigned tile;
+    /* small elements move as 32-bit words when both sides allow it (kernels/transpose.hip) */
+    bool words = (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & 3) == 0;
     switch (elem) {
-    case 1: kernel = HS_K_TRANSPOSE_E1; tile = 128; break;
-    case 2: kernel = HS_K_TRANSPOSE_E2; tile = 64; break;
-    case 4: kernel = HS_K_TRANSPOSE_E4; tile = 32; break;
-    case 8: kernel = HS_K_TRANSPOSE_E8; tile = 32; break;
+    case 1: kernel = words ? HS_K_TRANSPOSE_E1_PACKED : HS_K_TRANSPOSE_E1; tile = 128; break;
+    case 2: kernel = words ? HS_K_TRANSPOSE_E2_PACKED : HS_K_TRANSPOSE_E2; tile = 128; break;
+    case 4: kernel = HS_K_TRANSPOSE_E4; tile = 64; break;
+    case 8: kernel = HS_K_TRANSPOSE_E8; tile = 64; break;
     case 16: kernel = HS_K_TRANSPOSE_E16; tile = 32; break;
     default: return k->invalid_value;
     }

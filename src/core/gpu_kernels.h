@@ -9,7 +9,7 @@
 
 typedef enum hs_kernel {
     HS_K_TRANSPOSE_E1, HS_K_TRANSPOSE_E2, HS_K_TRANSPOSE_E4, HS_K_TRANSPOSE_E8, HS_K_TRANSPOSE_E16,
-    HS_K_COPY16, HS_K_COPY1, HS_K_COUNT
+    HS_K_TRANSPOSE_E1_PACKED, HS_K_TRANSPOSE_E2_PACKED, HS_K_COPY16, HS_K_COPY1, HS_K_COUNT
 } hs_kernel;
 
 extern const char *const hs_kernel_names[HS_K_COUNT];

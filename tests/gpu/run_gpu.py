@@ -4,6 +4,8 @@
                      findings) and the ctypes planted bugs; exit 77 (skipped) without a GPU
   run_gpu.py bench   GPT-2 tokens/s with and without hipshadow (interleaved), compute-sanitizer
                      on the same workload, and the per-call cost of cudaMemcpyAsync D2H
+  run_gpu.py kernels hipshadow_transpose2d: correctness, bandwidth against D2D copy, and a D2H
+                     staged by fallback=stage:fallback_always=1 against a direct one
 Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu)."""
 import json
 import os
@@ -135,7 +137,29 @@ def bench():
               f"added {(ms - mp) / 1000:.2f} us per call")
 
 
+def kernels():
+    tool = os.path.join(gpu_bin, "transpose_gpu")
+    proc, found, _ = run([tool, "check"])
+    print(proc.stdout, proc.stderr[-2000:] if proc.returncode else "")
+    if proc.returncode or found:
+        failures.append(f"transpose correctness (exit {proc.returncode}, findings {found})")
+    proc, _, _ = run([tool, "bench"])
+    print(proc.stdout, proc.stderr[-2000:] if proc.returncode else "")
+    if proc.returncode:
+        failures.append("transpose bandwidth")
+    n = str(256 << 20)
+    direct, staged = [], []
+    for _ in range(5):
+        for opts, into in (((), direct), (("fallback=stage", "fallback_always=1"), staged)):
+            out = run([tool, "d2h", n], options=opts)[0].stdout
+            into += [float(l.split()[1]) for l in out.splitlines() if l.startswith("D2H_MS")]
+    if direct and staged:
+        md, ms = statistics.median(direct), statistics.median(staged)
+        print(f"D2H of 256 MiB from an interior pointer into pinned memory: direct {md:.2f} ms, staged {ms:.2f} ms "
+              f"({ms / md:.2f}x)")
+
+
 if __name__ == "__main__":
-    {"tests": tests, "bench": bench}[sys.argv[1]]()
+    {"tests": tests, "bench": bench, "kernels": kernels}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)

@@ -918,7 +918,8 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
 {
     TRACE();
     static const char *const known[] = {"hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8",
-                                        "hs_transpose_e16", "hs_copy16", "hs_copy1"};
+                                        "hs_transpose_e16", "hs_transpose_e1_packed", "hs_transpose_e2_packed",
+                                        "hs_copy16", "hs_copy1"};
     if (!function || !module || !name)
         return ret(hipErrorInvalidValue);
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
@@ -971,8 +972,10 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
         const unsigned char *src = *(const unsigned char **)params[2];
         unsigned long long spitch = *(unsigned long long *)params[3], rows = *(unsigned long long *)params[4],
                            cols = *(unsigned long long *)params[5];
-        unsigned tile = elem == 1 ? 128 : elem == 2 ? 64 : 32;
-        if (bx != 32 || by != 8 || gx != (cols + tile - 1) / tile || gy == 0)
+        unsigned tile = elem <= 2 ? 128 : elem <= 8 ? 64 : 32;
+        int packed = strstr(name, "_packed") != NULL;
+        if (bx != 32 || by != 8 || gx != (cols + tile - 1) / tile || gy == 0 ||
+            (packed && (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & 3)))
             e = hipErrorInvalidConfiguration;
         else if (!device_range_ok((uintptr_t)src, (rows - 1) * spitch + cols * elem) ||
                  !device_range_ok((uintptr_t)dst, (cols - 1) * dpitch + rows * elem))
