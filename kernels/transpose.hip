@@ -7,9 +7,9 @@
  *   are wide (64 or 128 elements, 32 for 16-byte ones) so each thread keeps 8 to 16 loads in
  *   flight.  Full tiles skip the per-element bounds checks; edge tiles are masked.  Grid y is
  *   capped, so blocks loop over tile rows.
- * hs_transpose_e{1,2}_packed: the same for 1- and 2-byte elements moved as 32-bit words (4 or 2
- *   elements a word) in full tiles; the host picks them when pointers and pitches are 4-byte
- *   aligned.
+ * hs_transpose_e{1,2}_packed: the same for 1- and 2-byte elements moved as words in full tiles:
+ *   4 bytes a 32-bit word, 4 halves a 64-bit word, so a warp moves a whole 128-element tile row
+ *   at once; the host picks them when pointers and pitches are 4- (8-) byte aligned.
  * hs_copy16 / hs_copy1: a grid-stride copy of 16-byte vectors / of bytes (the staging path).
  *
  * Launch contract (src/core/gpu_kernels.c): transposes use blocks of 32 x 8 and a grid of
@@ -105,7 +105,7 @@ HS_TRANSPOSE_KERNEL(hs_transpose_e4, u32, u32, 64)
 HS_TRANSPOSE_KERNEL(hs_transpose_e8, u64, u64, 64)
 HS_TRANSPOSE_KERNEL(hs_transpose_e16, hs_v16, hs_v16, 32)
 HS_TRANSPOSE_KERNEL(hs_transpose_e1_packed, unsigned char, u32, 128)
-HS_TRANSPOSE_KERNEL(hs_transpose_e2_packed, unsigned short, u32, 128)
+HS_TRANSPOSE_KERNEL(hs_transpose_e2_packed, unsigned short, u64, 128)
 
 extern "C" __global__ void hs_copy16(hs_v16 *dst, const hs_v16 *src, u64 n, u64 stride)
 {

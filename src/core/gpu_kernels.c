@@ -16,11 +16,12 @@ int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, s
         return k ? k->not_supported : -1;
     hs_kernel kernel;
     unsigned tile;
-    /* small elements move as 32-bit words when both sides allow it (kernels/transpose.hip) */
-    bool words = (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & 3) == 0;
+    /* small elements move as words when both sides allow it (kernels/transpose.hip): bytes as
+     * 32-bit words, halves as 64-bit words */
+    uintptr_t align = (uintptr_t)dst | (uintptr_t)src | dpitch | spitch;
     switch (elem) {
-    case 1: kernel = words ? HS_K_TRANSPOSE_E1_PACKED : HS_K_TRANSPOSE_E1; tile = 128; break;
-    case 2: kernel = words ? HS_K_TRANSPOSE_E2_PACKED : HS_K_TRANSPOSE_E2; tile = 128; break;
+    case 1: kernel = (align & 3) == 0 ? HS_K_TRANSPOSE_E1_PACKED : HS_K_TRANSPOSE_E1; tile = 128; break;
+    case 2: kernel = (align & 7) == 0 ? HS_K_TRANSPOSE_E2_PACKED : HS_K_TRANSPOSE_E2; tile = 128; break;
     case 4: kernel = HS_K_TRANSPOSE_E4; tile = 64; break;
     case 8: kernel = HS_K_TRANSPOSE_E8; tile = 64; break;
     case 16: kernel = HS_K_TRANSPOSE_E16; tile = 32; break;

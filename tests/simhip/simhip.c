@@ -975,7 +975,7 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
         unsigned tile = elem <= 2 ? 128 : elem <= 8 ? 64 : 32;
         int packed = strstr(name, "_packed") != NULL;
         if (bx != 32 || by != 8 || gx != (cols + tile - 1) / tile || gy == 0 ||
-            (packed && (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & 3)))
+            (packed && (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & (elem == 2 ? 7 : 3))))
             e = hipErrorInvalidConfiguration;
         else if (!device_range_ok((uintptr_t)src, (rows - 1) * spitch + cols * elem) ||
                  !device_range_ok((uintptr_t)dst, (cols - 1) * dpitch + rows * elem))
