@@ -8,6 +8,15 @@
 
 static atomic_uint finding_seq;
 
+/* A record of `type` with every field after the header zeroed; NULL when logging is off. */
+static void *begin_zeroed(uint16_t type, uint32_t size)
+{
+    uint8_t *r = hs_log_begin(type, size);
+    if (r)
+        memset(r + sizeof(hs_log_record_header), 0, size - sizeof(hs_log_record_header));
+    return r;
+}
+
 static uint64_t alloc_id_of(const hs_side *s) { return s->where == HS_WHERE_LIVE || s->where == HS_WHERE_FREED ? s->alloc.id : 0; }
 static uint64_t offset_of(const hs_side *s)
 {
@@ -45,10 +54,9 @@ void hs_record_before(const hs_call *c, hs_call_state *st, bool paused)
 
 static void record_alloc(const hs_call *c, hs_call_state *st, int result)
 {
-    hs_log_alloc *r = hs_log_begin(HS_LOG_ALLOC, sizeof *r);
+    hs_log_alloc *r = begin_zeroed(HS_LOG_ALLOC, sizeof *r);
     if (!r)
         return;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     r->time_ns = st->start_ns;
     r->thread = hs_thread_id();
     r->api = c->api;
@@ -65,10 +73,9 @@ static void record_alloc(const hs_call *c, hs_call_state *st, int result)
 
 static void record_free(const hs_call *c, hs_call_state *st, int result)
 {
-    hs_log_free *r = hs_log_begin(HS_LOG_FREE, sizeof *r);
+    hs_log_free *r = begin_zeroed(HS_LOG_FREE, sizeof *r);
     if (!r)
         return;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     r->time_ns = st->start_ns;
     r->thread = hs_thread_id();
     r->api = c->api;
@@ -82,10 +89,9 @@ static void record_free(const hs_call *c, hs_call_state *st, int result)
 
 static void record_sync(const hs_call *c, hs_call_state *st, int result)
 {
-    hs_log_sync *r = hs_log_begin(HS_LOG_SYNC, sizeof *r);
+    hs_log_sync *r = begin_zeroed(HS_LOG_SYNC, sizeof *r);
     if (!r)
         return;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     r->start_ns = st->start_ns;
     r->end_ns = hs_now_ns();
     r->thread = hs_thread_id();
@@ -97,10 +103,9 @@ static void record_sync(const hs_call *c, hs_call_state *st, int result)
 
 static void record_stream(const hs_call *c, hs_call_state *st, int result)
 {
-    hs_log_stream *r = hs_log_begin(HS_LOG_STREAM, sizeof *r);
+    hs_log_stream *r = begin_zeroed(HS_LOG_STREAM, sizeof *r);
     if (!r)
         return;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     r->time_ns = st->start_ns;
     r->thread = hs_thread_id();
     r->api = c->api;
@@ -113,10 +118,9 @@ static void record_stream(const hs_call *c, hs_call_state *st, int result)
 
 static void record_event(const hs_call *c, hs_call_state *st, int result, uint8_t op)
 {
-    hs_log_event *r = hs_log_begin(HS_LOG_EVENT, sizeof *r);
+    hs_log_event *r = begin_zeroed(HS_LOG_EVENT, sizeof *r);
     if (!r)
         return;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     r->time_ns = st->start_ns;
     r->thread = hs_thread_id();
     r->api = c->api;
@@ -164,10 +168,9 @@ uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
     uint32_t seq = atomic_fetch_add(&finding_seq, 1) + 1;
     if (st && !st->first_finding)
         st->first_finding = seq;
-    hs_log_finding *r = hs_log_begin(HS_LOG_FINDING, sizeof *r);
+    hs_log_finding *r = begin_zeroed(HS_LOG_FINDING, sizeof *r);
     if (!r)
         return seq;
-    memset((uint8_t *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
     const hs_call *c = e->call;
     const hs_finding *fi = e->finding;
     r->time_ns = e->time_ns;

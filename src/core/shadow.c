@@ -101,6 +101,21 @@ static void quarantine_locked(const hs_span *s)
     sh.quarantine_bytes += s->size;
 }
 
+/* Under sh.lock: r becomes live in both the ordered index and the uthash by base. */
+static int make_live_locked(live_record *r)
+{
+    hs_span_lock(&sh.live);
+    int rc = hs_span_insert_locked(&sh.live, &r->span, NULL);
+    hs_span_unlock(&sh.live);
+    if (rc == 0) {
+        HASH_ADD(hh, sh.records, base, sizeof r->base, r);
+        sh.live_bytes += r->span.size;
+    } else {
+        free(r);
+    }
+    return rc;
+}
+
 int hs_shadow_add(hs_span *s)
 {
     live_record *r = malloc(sizeof *r);
@@ -117,15 +132,7 @@ int hs_shadow_add(hs_span *s)
         sh.live_bytes -= stale->span.size;
         free(stale);
     }
-    hs_span_lock(&sh.live);
-    int rc = hs_span_insert_locked(&sh.live, s, NULL);
-    hs_span_unlock(&sh.live);
-    if (rc == 0) {
-        HASH_ADD(hh, sh.records, base, sizeof r->base, r);
-        sh.live_bytes += s->size;
-    } else {
-        free(r);
-    }
+    int rc = make_live_locked(r);
     pthread_mutex_unlock(&sh.lock);
     return rc;
 }
@@ -194,15 +201,7 @@ void hs_shadow_restore(const hs_span *s)
     r->span = *s;
     r->span.end_stack = 0;
     r->span.end_time_ns = 0;
-    hs_span_lock(&sh.live);
-    int rc = hs_span_insert_locked(&sh.live, &r->span, NULL);
-    hs_span_unlock(&sh.live);
-    if (rc == 0) {
-        HASH_ADD(hh, sh.records, base, sizeof r->base, r);
-        sh.live_bytes += s->size;
-    } else {
-        free(r);
-    }
+    make_live_locked(r);
     pthread_mutex_unlock(&sh.lock);
 }
 
