@@ -29,6 +29,8 @@ void hs_fallback_init(const hs_options *o)
 
 bool hs_fallback_always(void) { return fb.always; }
 
+void hs_fallback_after_fork(void) { pthread_mutex_init(&fb.lock, NULL); }
+
 bool hs_fallback_applies(const hs_call *c, const hs_call_state *st)
 {
     if (!fb.on || !hs_frontend_active.kernels || c->op != HS_OP_COPY || !c->bytes)

@@ -14,5 +14,7 @@ bool hs_fallback_always(void);
 int hs_fallback_stage(const hs_call *c, hs_call_state *st);
 /* Checks the option's value at start; a bad one is named and fallback stays off. */
 void hs_fallback_init(const hs_options *o);
+/* In a forked child: the staging lock may have been held by a thread that is gone. */
+void hs_fallback_after_fork(void);
 
 #endif

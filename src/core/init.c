@@ -44,6 +44,7 @@ static void child_after_fork(void)
     hs_stacks_after_fork();
     hs_report_after_fork();
     hs_regions_after_fork();
+    hs_fallback_after_fork();
     hs_log_after_fork();
 }
 
