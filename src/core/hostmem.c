@@ -141,22 +141,25 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
     }
     unsigned need = need_write ? PERM_W : PERM_R;
     bool mapped = kernel_says_mapped(p, len);
-    if (mapped && walk_snapshot(p, len, need, fact)) {
+    if (mapped && walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)
+        return HS_HOST_OK; /* the fast path: one msync, a lock-free walk */
+    /* The snapshot lacks the range or says it lacks the permission.  Permissions change under
+     * us (mprotect: thread stacks and malloc arenas grow into PROT_NONE reservations), so read
+     * the maps again before saying anything. */
+    refresh_snapshot();
+    if (walk_snapshot(p, len, need, fact)) {
         if (fact->status == HS_HOST_OK)
             return HS_HOST_OK;
     } else {
-        refresh_snapshot();
-        if (!walk_snapshot(p, len, need, fact)) {
-            if (mapped) /* mapped while we read the maps: give it the benefit of the doubt */
-                return fact->status = HS_HOST_OK;
-            /* find the first byte no mapping covers */
-            uintptr_t a = p;
-            hs_span m;
-            while (a < p + len && hs_span_find(&maps, a, &m))
-                a = m.base + m.size;
-            fact->status = HS_HOST_UNMAPPED;
-            fact->bad_at = a < p + len ? a : p;
-        }
+        if (mapped) /* mapped while we read the maps: give it the benefit of the doubt */
+            return fact->status = HS_HOST_OK;
+        /* find the first byte no mapping covers */
+        uintptr_t a = p;
+        hs_span m;
+        while (a < p + len && hs_span_find(&maps, a, &m))
+            a = m.base + m.size;
+        fact->status = HS_HOST_UNMAPPED;
+        fact->bad_at = a < p + len ? a : p;
     }
     if (fact->status != HS_HOST_OK)
         name_mapping(fact->bad_at, fact);

@@ -92,6 +92,10 @@ CASES = {
         fields={"host-out-of-bounds": {"action": "blocked", "alloc": None}},
         stderr_has=["is not accessible at", "is not mapped at"],
         exit=0),
+    "host_permissions_change": dict(
+        program="host_mprotect", options="mode=block",
+        kinds={"host-out-of-bounds": 1}, fields={"host-out-of-bounds": {"action": "blocked"}},
+        stdout_has=["before mprotect: 1, after: 0"], exit=0),
     "memset_default_double_free": dict(
         program="memset_and_free",
         kinds={"out-of-bounds": 2, "invalid-free": 1, "runtime-error": 3},
