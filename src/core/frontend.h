@@ -13,7 +13,6 @@ typedef struct hs_frontend {
     int n_apis;
     const char *(*error_name)(int code);
     bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
-    int block_code;                      /* what a blocked call returns: the invalid-value error */
     /* A pointer the shadow map does not know: does the runtime know it as device memory?
      * Fills base/size/device of *span.  Called with the re-entrancy guard held. */
     bool (*query_pointer)(uintptr_t p, hs_span *span);

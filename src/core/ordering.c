@@ -4,6 +4,8 @@
 
 static atomic_uint capturing_streams;
 
+static uint64_t last_seq(hs_stream *s) { return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE); }
+
 /* ---- vector clocks ---- */
 
 static uint64_t vc_get(const hs_vclock *vc, uint32_t stream)
@@ -172,7 +174,6 @@ void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo
     scan_others(freeing ? freeing->index : UINT32_MAX, freeing ? &clock : NULL, false, uses, &q, out);
 }
 
-uint64_t hs_order_last_seq(hs_stream *s) { return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE); }
 
 void hs_order_snapshot(hs_stream *s, hs_vclock *out)
 {
@@ -206,7 +207,7 @@ void hs_order_complete_legacy(void)
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *t = hs_stream_by_index(i);
         if (t && (i == 0 || t->blocking))
-            hs_order_complete(t, hs_order_last_seq(t));
+            hs_order_complete(t, last_seq(t));
     }
 }
 
@@ -216,7 +217,7 @@ void hs_order_complete_device(void)
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *t = hs_stream_by_index(i);
         if (t)
-            hs_order_complete(t, hs_order_last_seq(t));
+            hs_order_complete(t, last_seq(t));
     }
 }
 

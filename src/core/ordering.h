@@ -26,7 +26,6 @@ void hs_order_append(hs_stream *s, hs_pending_op *op);
 void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo, uintptr_t host_hi,
                         hs_conflict *out);
 
-uint64_t hs_order_last_seq(hs_stream *s);
 /* What a synchronisation of s waits for: its operations so far and, through its clock,
  * everything they were ordered after.  Taken before the call... */
 void hs_order_snapshot(hs_stream *s, hs_vclock *out);

@@ -116,8 +116,6 @@ void hs_policy_count(const hs_finding *f)
         atomic_fetch_add(&pol.errors, 1);
 }
 
-uint64_t hs_policy_errors(void) { return atomic_load(&pol.errors); }
-
 hs_decision hs_policy_decide(const hs_finding *f, int n)
 {
     bool error = false;

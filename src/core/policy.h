@@ -15,7 +15,6 @@ bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack);
 /* What the mode says to do about these (unsuppressed) findings. */
 hs_decision hs_policy_decide(const hs_finding *f, int n);
 void hs_policy_count(const hs_finding *f);
-uint64_t hs_policy_errors(void);
 /* Exit: prints the summary and applies exitcode=. */
 void hs_policy_at_exit(void);
 

@@ -85,11 +85,6 @@ void hs_streams_after_fork(void)
             pthread_mutex_init(&st.events_by_id[i]->lock, NULL);
 }
 
-const char *hs_stream_state_name(hs_stream_state s)
-{
-    return s == HS_STREAM_OK ? "live" : s == HS_STREAM_DESTROYED ? "destroyed" : "never created";
-}
-
 void hs_stream_created(uintptr_t handle, unsigned nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
     pthread_mutex_lock(&st.lock);

@@ -70,7 +70,6 @@ hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t t
                                     hs_span *info);
 /* Lock-free. info is filled for live and destroyed handles. */
 hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info);
-const char *hs_stream_state_name(hs_stream_state s);
 
 /* The record behind a handle (null and per-thread streams included); NULL if not live. */
 hs_stream *hs_stream_get(uintptr_t handle);

@@ -111,7 +111,6 @@ const hs_frontend hs_frontend_active = {
     .n_apis = HS_CUDA_API_COUNT,
     .error_name = cuda_error_name,
     .is_failure = cuda_is_failure,
-    .block_code = cudaErrorInvalidValue,
     .query_pointer = cuda_query_pointer,
     .builtin_streams = cuda_builtin_streams,
     .n_builtin_streams = 3,

@@ -140,7 +140,6 @@ const hs_frontend hs_frontend_active = {
     .n_apis = HS_HIP_API_COUNT,
     .error_name = hip_error_name,
     .is_failure = hip_is_failure,
-    .block_code = hipErrorInvalidValue,
     .query_pointer = hip_query_pointer,
     .builtin_streams = hip_builtin_streams,
     .n_builtin_streams = 2,

@@ -10,5 +10,5 @@ static const uintptr_t builtin[] = {0};
 
 const hs_frontend hs_frontend_active = {
     .runtime = "TEST", .api_names = names, .n_apis = 3, .error_name = error_name, .is_failure = is_failure,
-    .block_code = 1, .query_pointer = NULL, .builtin_streams = builtin, .n_builtin_streams = 1, .kernels = NULL,
+    .query_pointer = NULL, .builtin_streams = builtin, .n_builtin_streams = 1, .kernels = NULL,
 };

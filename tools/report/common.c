@@ -3,6 +3,19 @@
 
 #include <string.h>
 
+const hs_log_finding *hsr_next_finding(hsr_set *set, size_t *i, hsr_log **log)
+{
+    for (; *i < set->n_events; (*i)++) {
+        const hsr_event *e = &set->events[*i];
+        if (e->type == HS_LOG_FINDING) {
+            *log = &set->logs[e->log];
+            (*i)++;
+            return e->rec;
+        }
+    }
+    return NULL;
+}
+
 const char *hsr_severity_name(unsigned severity)
 {
     return severity == 2 ? "error" : severity == 1 ? "warning" : "info";

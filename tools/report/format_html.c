@@ -100,12 +100,9 @@ static void findings_table(FILE *out, hsr_set *set)
 {
     fprintf(out, "<h2>Findings</h2>\n<table><tr><th>#</th><th>severity</th><th>kind</th><th>what</th><th>where</th></tr>\n");
     int rows = 0;
-    for (size_t i = 0; i < set->n_events; i++) {
-        const hsr_event *e = &set->events[i];
-        if (e->type != HS_LOG_FINDING)
-            continue;
-        hsr_log *l = &set->logs[e->log];
-        const hs_log_finding *f = e->rec;
+    hsr_log *l;
+    const hs_log_finding *f;
+    for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
         char msg[512], file[512] = "", where[600] = "";
         int line = 0;
         hsr_finding_message(l, f, msg, sizeof msg);

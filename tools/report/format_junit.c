@@ -3,11 +3,12 @@
 #include "formats.h"
 
 /* A kind fails when one of its findings is an error (info notes and warnings do not). */
-static bool kind_fails(const hsr_set *set, unsigned kind)
+static bool kind_fails(hsr_set *set, unsigned kind)
 {
-    for (size_t i = 0; i < set->n_events; i++)
-        if (set->events[i].type == HS_LOG_FINDING && ((const hs_log_finding *)set->events[i].rec)->kind == kind &&
-            ((const hs_log_finding *)set->events[i].rec)->severity == 2)
+    hsr_log *l;
+    const hs_log_finding *f;
+    for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));)
+        if (f->kind == kind && f->severity == 2)
             return true;
     return false;
 }
@@ -26,12 +27,13 @@ void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out)
             bool failing = kind_fails(set, k);
             fprintf(out, failing ? "<failure message=\"%llu finding(s)\">" : "<system-out>%llu finding(s)\n",
                     (unsigned long long)s->findings_by_kind[k]);
-            for (size_t i = 0; i < set->n_events; i++) {
-                const hsr_event *e = &set->events[i];
-                if (e->type != HS_LOG_FINDING || ((const hs_log_finding *)e->rec)->kind != k)
+            hsr_log *l;
+            const hs_log_finding *f;
+            for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
+                if (f->kind != k)
                     continue;
                 char msg[512];
-                hsr_finding_message(&set->logs[e->log], e->rec, msg, sizeof msg);
+                hsr_finding_message(l, f, msg, sizeof msg);
                 hsr_xml_string(out, msg);
                 fputc('\n', out);
             }

@@ -13,12 +13,9 @@ void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out)
                 hsr_kind_name(k), hsr_kind_name(k));
     fprintf(out, "]}},\"results\":[");
     int n = 0;
-    for (size_t i = 0; i < set->n_events; i++) {
-        const hsr_event *e = &set->events[i];
-        if (e->type != HS_LOG_FINDING)
-            continue;
-        hsr_log *l = &set->logs[e->log];
-        const hs_log_finding *f = e->rec;
+    hsr_log *l;
+    const hs_log_finding *f;
+    for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
         char msg[512], file[512];
         int line = 0;
         hsr_finding_message(l, f, msg, sizeof msg);

@@ -81,12 +81,9 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
     fprintf(out, "\nFindings\n");
     if (!s->findings)
         fprintf(out, "  none\n");
-    for (size_t i = 0; i < set->n_events; i++) {
-        const hsr_event *e = &set->events[i];
-        if (e->type != HS_LOG_FINDING)
-            continue;
-        hsr_log *l = &set->logs[e->log];
-        const hs_log_finding *f = e->rec;
+    hsr_log *l;
+    const hs_log_finding *f;
+    for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
         char msg[512];
         hsr_finding_message(l, f, msg, sizeof msg);
         fprintf(out, "  [%u] %s %s\n", f->seq, hsr_severity_name(f->severity), msg);

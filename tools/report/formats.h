@@ -17,6 +17,9 @@ void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out);
 void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out);
 
 /* Shared helpers. */
+/* The next finding of the merged timeline at or after *i (then *i points past it), with its log;
+ * NULL when there are no more.  Start with *i = 0. */
+const hs_log_finding *hsr_next_finding(hsr_set *set, size_t *i, hsr_log **log);
 const char *hsr_severity_name(unsigned severity);
 const char *hsr_action_name(unsigned action);
 /* One line describing a finding ("out-of-bounds on hipMemcpyDtoH: D2H of N bytes ..."). */
