@@ -1,7 +1,18 @@
-/* The runtime-neutral description of one wrapped call.  Front-ends fill it from their
- * arguments (one line per entry point in their api.inc); the core never sees HIP or CUDA types. */
+/* Everything that flows down the path of one wrapped call, in the order it is made:
+ *   hs_call        what the program asked (front-ends fill it from their api.inc line)
+ *   hs_facts       what hipshadow found out about it (facts.c)
+ *   hs_finding     what the rules say is wrong (check.c)
+ *   hs_decision    what the policy does about it (policy.c)
+ *   hs_call_state  all of the above for one call, carried from before to after forwarding
+ *   hs_event       one finding as reported (report.c, record.c)
+ * The core never sees HIP or CUDA types: front-ends translate. */
 #ifndef HS_CALL_H
 #define HS_CALL_H
+
+#include "hostmem.h"
+#include "ordering.h"
+#include "shadow.h"
+#include "streams.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,6 +21,7 @@
 /* Same numbering as hipMemcpyKind and cudaMemcpyKind. */
 typedef enum hs_dir { HS_DIR_H2H = 0, HS_DIR_H2D = 1, HS_DIR_D2H = 2, HS_DIR_D2D = 3, HS_DIR_DEFAULT = 4 } hs_dir;
 
+/* The operations; what each one gathers, checks and changes is its row in ops.c. */
 typedef enum hs_op {
     HS_OP_OTHER = 0,
     HS_OP_ALLOC,          /* *out_ptr receives the allocation (or register_ptr names it) */
@@ -28,9 +40,12 @@ typedef enum hs_op {
     HS_OP_CAPTURE_END,
     HS_OP_POOL_CREATE,    /* *out_pool receives the handle */
     HS_OP_POOL_DESTROY,
+    HS_OP_COUNT
 } hs_op;
 
 typedef enum hs_sync { HS_SYNC_STREAM = 0, HS_SYNC_DEVICE, HS_SYNC_EVENT } hs_sync;
+
+/* ---- the call ---- */
 
 typedef struct hs_call {
     uint16_t api;             /* index into the front-end's table */
@@ -68,5 +83,106 @@ typedef struct hs_call {
     const char *lookup_symbol;
     void **lookup_result;
 } hs_call;
+
+/* ---- the facts ---- */
+
+typedef enum hs_side_id { HS_SIDE_NONE = 0, HS_SIDE_DST, HS_SIDE_SRC } hs_side_id;
+
+/* What the shadow and the host probe know about one side of a copy (or the pointer freed). */
+typedef struct hs_side {
+    uintptr_t ptr;
+    size_t extent;            /* bytes the call touches from ptr */
+    hs_where where;           /* live / freed / none */
+    bool runtime_known;       /* where == NONE, but the runtime reports device memory (alloc filled) */
+    hs_span alloc;            /* valid when where != NONE or runtime_known */
+    bool host_checked;        /* the host probe ran (pageable host side) */
+    hs_host_fact host;
+    bool in_region;           /* an annotated region (hipshadow_region_register) holds ptr */
+    hs_span region;
+} hs_side;
+
+typedef struct hs_facts {
+    int dir;                  /* effective direction: hipMemcpyDefault resolved from the shadow map */
+    hs_side dst, src;         /* frees describe the freed pointer as dst */
+    /* the stream the call names */
+    hs_stream_state stream_state;
+    hs_span stream_info;      /* the destroyed stream, when stream_state is DESTROYED */
+    /* graph capture: a captured stream that this synchronous call would break (0: none) */
+    uintptr_t capturing_stream;
+    bool own_stream_capturing;
+    /* async copies and memsets: what becomes pending if forwarded */
+    bool has_pending;
+    hs_pending_op pending;
+    hs_conflict conflict;     /* async-overlap / free-while-pending: the other operation */
+    /* frees: what the shadow map said when the allocation was released */
+    hs_release_result release;
+    /* options the rules honour */
+    bool want_notes;          /* notes=1: info notes such as pageable-async */
+} hs_facts;
+
+/* ---- the findings ---- */
+
+typedef enum hs_severity { HS_SEV_INFO, HS_SEV_WARNING, HS_SEV_ERROR } hs_severity;
+
+typedef enum hs_kind {
+#define HS_KIND(id, name, sev) HS_KIND_##id,
+#include "hipshadow/finding_kinds.inc"
+#undef HS_KIND
+    HS_KIND_COUNT
+} hs_kind;
+
+typedef struct hs_finding {
+    hs_kind kind;
+    hs_severity severity;
+    hs_side_id side;          /* which side is at fault */
+    uint64_t overrun;         /* bytes past the end, for overrun kinds */
+    int expected_role;        /* for direction-mismatch: 1 = the side should be device, 2 = host */
+} hs_finding;
+
+enum { HS_MAX_FINDINGS_PER_CALL = 4 };
+
+/* ---- the decision and the action taken ---- */
+
+typedef enum hs_decision { HS_FORWARD = 0, HS_BLOCK, HS_ABORT, HS_RESCUED } hs_decision;
+typedef enum hs_action { HS_ACTION_FORWARDED, HS_ACTION_BLOCKED, HS_ACTION_ABORTED, HS_ACTION_FALLBACK } hs_action;
+
+/* ---- one call, from before to after forwarding ---- */
+
+typedef struct hs_call_state {
+    hs_facts facts;
+    hs_finding findings[HS_MAX_FINDINGS_PER_CALL];
+    int n_findings;
+    uint32_t stack;           /* captured only when something is reported */
+    hs_span freed;            /* HS_OP_FREE: what was released before forwarding */
+    bool released;
+    hs_span allocated;        /* HS_OP_ALLOC: what was registered after the call */
+    hs_decision decision;
+    /* streams */
+    hs_stream *stream;        /* the stream record the call works on (NULL: none or invalid) */
+    hs_vclock sync_clock;     /* syncs and sync copies: what they wait for, taken at the call */
+    /* post-mortem log */
+    uint64_t start_ns;
+    void *log_record;         /* the pending copy/memset record, patched after the call */
+    uint32_t first_finding;
+    /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
+    int rescued_result;
+    bool fallback_used;
+} hs_call_state;
+
+/* ---- one finding, as reported ---- */
+
+typedef struct hs_event {
+    const hs_call *call;
+    const hs_facts *facts;
+    const hs_finding *finding;
+    hs_action action;
+    bool has_result;          /* runtime-error: the runtime's answer */
+    int result;
+    const hs_finding *earlier;/* runtime-error: what the checks had found before forwarding */
+    int n_earlier;
+    uint32_t stack;           /* the program's stack at the call */
+    uint32_t thread;
+    uint64_t time_ns;
+} hs_event;
 
 #endif

@@ -154,3 +154,83 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
     }
     return k.n;
 }
+
+bool hs_is_sync_like(const hs_call *c)
+{
+    return ((c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) && !c->async) ||
+           (c->op == HS_OP_SYNC && c->sync != HS_SYNC_EVENT);
+}
+
+int hs_check_stream_handle(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    sink k = {out, max, 0};
+    if (call->has_stream && f->stream_state != HS_STREAM_OK)
+        add(&k, HS_KIND_INVALID_STREAM, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0);
+    return k.n;
+}
+
+int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    sink k = {out, max, 0};
+    /* A synchronous operation waits for the stream, and a captured stream cannot be waited for. */
+    if (hs_is_sync_like(call) && (f->capturing_stream || f->own_stream_capturing))
+        add(&k, HS_KIND_CAPTURE_VIOLATION, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0);
+    if (!f->has_pending)
+        return k.n;
+    /* Another stream's pending work touches the same host range, one of the two writes it,
+     * and nothing orders them. */
+    if (f->conflict.found)
+        add(&k, HS_KIND_ASYNC_OVERLAP, HS_SEV_ERROR, f->pending.host_write ? HS_SIDE_DST : HS_SIDE_SRC, 0, 0);
+    /* An async D2H into pageable memory is staged by the runtime and becomes synchronous. */
+    const hs_side *d = &f->dst;
+    if (f->want_notes && call->op == HS_OP_COPY && f->dir == HS_DIR_D2H && d->host_checked && d->host.status == HS_HOST_OK)
+        add(&k, HS_KIND_PAGEABLE_ASYNC, hs_kind_severity(HS_KIND_PAGEABLE_ASYNC), HS_SIDE_DST, 0, 0);
+    return k.n;
+}
+
+int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    int n = hs_check_memory_op(call, f, out, max);
+    return n + hs_check_stream_work(call, f, out + n, max - n);
+}
+
+int hs_check_free(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    sink k = {out, max, 0};
+    if (!call->free_ptr)
+        return k.n; /* freeing NULL is a no-op in both runtimes */
+    if (f->release == HS_RELEASED) {
+        /* Memory still in use by async work that nothing orders before this free. */
+        if (f->conflict.found)
+            add(&k, HS_KIND_FREE_WHILE_PENDING, HS_SEV_ERROR, HS_SIDE_DST, 0, 0);
+        return k.n;
+    }
+    /* Memory from an unwrapped path (or from before hipshadow was loaded) is not an error. */
+    if (f->release == HS_RELEASE_UNKNOWN && f->dst.runtime_known)
+        return k.n;
+    add(&k, HS_KIND_INVALID_FREE, HS_SEV_ERROR, HS_SIDE_DST, 0, 0);
+    return k.n;
+}
+
+hs_finding hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const hs_finding *earlier,
+                           int n_earlier)
+{
+    (void)call;
+    (void)f;
+    /* The runtime refused an in-bounds copy from a sub-buffer, and hipshadow's kernel did it. */
+    if (rescued)
+        return (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_WARNING, HS_SIDE_SRC, 0, 0};
+    hs_finding fi = {HS_KIND_RUNTIME_ERROR, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
+    for (int i = 0; i < n_earlier; i++)
+        if (earlier[i].side) { /* point at the side the checks blamed */
+            fi.side = earlier[i].side;
+            break;
+        }
+    return fi;
+}
+
+hs_finding hs_check_leak(const hs_facts *f)
+{
+    (void)f;
+    return (hs_finding){HS_KIND_LEAK, hs_kind_severity(HS_KIND_LEAK), HS_SIDE_DST, 0, 0};
+}

@@ -5,7 +5,8 @@
 #ifndef HS_FALLBACK_H
 #define HS_FALLBACK_H
 
-#include "core.h"
+#include "call.h"
+#include "options.h"
 
 /* Whether this call may be rescued (the option, the kernels, an in-bounds interior D2H). */
 bool hs_fallback_applies(const hs_call *c, const hs_call_state *st);

@@ -3,8 +3,9 @@
 #ifndef HS_FRONTEND_H
 #define HS_FRONTEND_H
 
-#include "gpu_kernels.h"
 #include "span_index.h"
+
+struct hs_kernel_ops; /* gpu_kernels.h */
 
 typedef struct hs_frontend {
     const char *runtime;                 /* "HIP", "CUDA" */
@@ -20,7 +21,7 @@ typedef struct hs_frontend {
     int n_builtin_streams;
     uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
     uintptr_t legacy_stream;             /* another name of the legacy null stream (CUDA: 1), or 0 */
-    const hs_kernel_ops *kernels;        /* hipshadow's own GPU kernels; NULL when none were built */
+    const struct hs_kernel_ops *kernels;        /* hipshadow's own GPU kernels; NULL when none were built */
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;

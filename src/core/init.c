@@ -1,7 +1,9 @@
 /* Start, stop and fork.  Every failure here disables the tool with one warning; the program
  * always carries on. */
 #define _GNU_SOURCE
-#include "core.h"
+#include "init.h"
+#include "check.h"
+#include "policy.h"
 #include "fallback.h"
 #include "frontend.h"
 #include "hostmem.h"
@@ -22,11 +24,26 @@
 bool hs_ready;
 atomic_bool hs_disabled;
 atomic_bool hs_used;
+atomic_int hs_pause_depth;
+atomic_uint_fast64_t hs_checked_calls;
+HS_TLS unsigned hs_calls_here;
 
 static hs_options options;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 const hs_options *hs_opts(void) { return &options; }
+
+void hs_pause_push(void) { atomic_fetch_add(&hs_pause_depth, 1); }
+
+void hs_pause_pop(void)
+{
+    int depth = atomic_load(&hs_pause_depth);
+    while (depth > 0 && !atomic_compare_exchange_weak(&hs_pause_depth, &depth, depth - 1))
+        ;
+}
+
+/* Wrapped calls checked so far: other threads' last few (< 256 each) are not counted. */
+static uint64_t calls_seen(void) { return atomic_load(&hs_checked_calls) + hs_calls_here; }
 
 void hs_disable(const char *why)
 {
@@ -92,7 +109,7 @@ static void report_leak(const hs_span *s, void *arg)
     (void)arg;
     hs_call call = {.api = (uint16_t)s->api, .op = HS_OP_OTHER};
     hs_facts facts = {.dst = {.ptr = s->base, .where = HS_WHERE_LIVE, .alloc = *s}};
-    hs_finding f = {HS_KIND_LEAK, HS_SEV_INFO, HS_SIDE_DST, 0, 0};
+    hs_finding f = hs_check_leak(&facts);
     hs_policy_count(&f);
     hs_event e = {.call = &call, .facts = &facts, .finding = &f, .action = HS_ACTION_FORWARDED,
                   .stack = s->stack, .thread = s->thread, .time_ns = hs_now_ns()};
@@ -108,5 +125,5 @@ __attribute__((destructor)) static void hs_destructor(void)
     if (options.detect_leaks)
         hs_shadow_foreach_live(report_leak, NULL);
     hs_log_close();
-    hs_policy_at_exit();
+    hs_policy_at_exit(calls_seen());
 }

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include "policy.h"
+#include "check.h"
+#include "report.h"
 #include "stacks.h"
 
 #include <fnmatch.h>
@@ -126,12 +128,30 @@ hs_decision hs_policy_decide(const hs_finding *f, int n)
     return pol.opt->mode == HS_MODE_BLOCK ? HS_BLOCK : HS_ABORT;
 }
 
-void hs_policy_at_exit(void)
+bool hs_policy_first_at_site(uintptr_t caller)
+{
+    enum { SLOTS = 4096 };
+    static _Atomic uintptr_t seen[SLOTS];
+    if (!caller)
+        return true;
+    for (unsigned i = 0, h = (unsigned)(caller >> 4) % SLOTS; i < 64; i++, h = (h + 1) % SLOTS) {
+        uintptr_t expected = 0;
+        if (atomic_load_explicit(&seen[h], memory_order_relaxed) == caller)
+            return false;
+        if (atomic_compare_exchange_strong(&seen[h], &expected, caller))
+            return true;
+        if (expected == caller)
+            return false;
+    }
+    return false; /* table crowded: stay quiet rather than flood */
+}
+
+void hs_policy_at_exit(uint64_t calls_checked)
 {
     uint64_t counts[HS_KIND_COUNT];
     for (int k = 0; k < HS_KIND_COUNT; k++)
         counts[k] = atomic_load(&pol.counts[k]);
-    hs_report_summary(counts, atomic_load(&pol.errors));
+    hs_report_summary(counts, atomic_load(&pol.errors), calls_checked);
     hs_report_flush();
     if (pol.opt->exitcode > 0 && atomic_load(&pol.errors) > 0) {
         fflush(NULL); /* we leave through _exit: flush the program's stdio first */

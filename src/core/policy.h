@@ -2,11 +2,8 @@
 #ifndef HS_POLICY_H
 #define HS_POLICY_H
 
-#include "check.h"
+#include "call.h"
 #include "options.h"
-#include "report.h"
-
-typedef enum hs_decision { HS_FORWARD = 0, HS_BLOCK, HS_ABORT, HS_RESCUED } hs_decision;
 
 /* Loads the suppressions file; problems are printed naming the file and line. */
 void hs_policy_init(const hs_options *o);
@@ -15,7 +12,9 @@ bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack);
 /* What the mode says to do about these (unsuppressed) findings. */
 hs_decision hs_policy_decide(const hs_finding *f, int n);
 void hs_policy_count(const hs_finding *f);
-/* Exit: prints the summary and applies exitcode=. */
-void hs_policy_at_exit(void);
+/* Info notes are said once per call site (the program's return address into its code). */
+bool hs_policy_first_at_site(uintptr_t caller);
+/* Exit: prints the summary (with the number of checked calls) and applies exitcode=. */
+void hs_policy_at_exit(uint64_t calls_checked);
 
 #endif

@@ -1,4 +1,5 @@
 #include "record.h"
+#include "report.h"
 #include "frontend.h"
 #include "log.h"
 #include "util.h"
@@ -23,12 +24,15 @@ static uint64_t offset_of(const hs_side *s)
     return (s->where != HS_WHERE_NONE || s->runtime_known) && s->ptr >= s->alloc.base ? s->ptr - s->alloc.base : 0;
 }
 
-void hs_record_before(const hs_call *c, hs_call_state *st, bool paused)
+void hs_record_start(hs_call_state *st)
+{
+    if (hs_log_on())
+        st->start_ns = hs_now_ns(); /* no clock read on the copy path when nothing is logged */
+}
+
+void hs_record_copy_start(const hs_call *c, hs_call_state *st, bool paused)
 {
     if (!hs_log_on())
-        return; /* no clock read on the copy path when nothing is logged */
-    st->start_ns = hs_now_ns();
-    if (c->op != HS_OP_COPY && c->op != HS_OP_MEMSET)
         return;
     hs_log_copy *r = hs_log_begin(c->op == HS_OP_COPY ? HS_LOG_COPY : HS_LOG_MEMSET, sizeof *r);
     if (!r)
@@ -54,7 +58,21 @@ void hs_record_before(const hs_call *c, hs_call_state *st, bool paused)
     st->log_record = r;
 }
 
-static void record_alloc(const hs_call *c, hs_call_state *st, int result)
+void hs_record_copy_end(const hs_call *c, hs_call_state *st, int result)
+{
+    (void)c;
+    if (!hs_log_on() || !hs_log_still_mine(st->log_record))
+        return;
+    hs_log_copy *r = st->log_record;
+    r->end_ns = hs_now_ns();
+    r->result = result;
+    if (st->fallback_used)
+        r->flags |= 8;
+    if (!r->first_finding)
+        r->first_finding = st->first_finding;
+}
+
+void hs_record_alloc(const hs_call *c, hs_call_state *st, int result)
 {
     hs_log_alloc *r = begin_zeroed(HS_LOG_ALLOC, sizeof *r);
     if (!r)
@@ -73,7 +91,7 @@ static void record_alloc(const hs_call *c, hs_call_state *st, int result)
     hs_log_commit(r);
 }
 
-static void record_free(const hs_call *c, hs_call_state *st, int result)
+void hs_record_free(const hs_call *c, hs_call_state *st, int result)
 {
     hs_log_free *r = begin_zeroed(HS_LOG_FREE, sizeof *r);
     if (!r)
@@ -89,7 +107,7 @@ static void record_free(const hs_call *c, hs_call_state *st, int result)
     hs_log_commit(r);
 }
 
-static void record_sync(const hs_call *c, hs_call_state *st, int result)
+void hs_record_sync(const hs_call *c, hs_call_state *st, int result)
 {
     hs_log_sync *r = begin_zeroed(HS_LOG_SYNC, sizeof *r);
     if (!r)
@@ -103,7 +121,7 @@ static void record_sync(const hs_call *c, hs_call_state *st, int result)
     hs_log_commit(r);
 }
 
-static void record_stream(const hs_call *c, hs_call_state *st, int result)
+void hs_record_stream(const hs_call *c, hs_call_state *st, int result)
 {
     hs_log_stream *r = begin_zeroed(HS_LOG_STREAM, sizeof *r);
     if (!r)
@@ -133,37 +151,12 @@ static void record_event(const hs_call *c, hs_call_state *st, int result, uint8_
     hs_log_commit(r);
 }
 
-void hs_record_after(const hs_call *c, hs_call_state *st, int result)
-{
-    if (!hs_log_on())
-        return;
-    switch (c->op) {
-    case HS_OP_COPY:
-    case HS_OP_MEMSET:
-        if (hs_log_still_mine(st->log_record)) {
-            hs_log_copy *r = st->log_record;
-            r->end_ns = hs_now_ns();
-            r->result = result;
-            if (st->fallback_used)
-                r->flags |= 8;
-            if (!r->first_finding)
-                r->first_finding = st->first_finding;
-        }
-        break;
-    case HS_OP_ALLOC: record_alloc(c, st, result); break;
-    case HS_OP_FREE: record_free(c, st, result); break;
-    case HS_OP_SYNC: record_sync(c, st, result); break;
-    case HS_OP_STREAM_CREATE:
-    case HS_OP_STREAM_DESTROY: record_stream(c, st, result); break;
-    case HS_OP_EVENT_CREATE: record_event(c, st, result, HS_LOG_EVENT_CREATE); break;
-    case HS_OP_EVENT_RECORD: record_event(c, st, result, HS_LOG_EVENT_RECORD); break;
-    case HS_OP_STREAM_WAIT: record_event(c, st, result, HS_LOG_EVENT_WAIT); break;
-    case HS_OP_EVENT_DESTROY: record_event(c, st, result, HS_LOG_EVENT_DESTROY); break;
-    case HS_OP_CAPTURE_BEGIN: record_event(c, st, result, HS_LOG_CAPTURE_BEGIN); break;
-    case HS_OP_CAPTURE_END: record_event(c, st, result, HS_LOG_CAPTURE_END); break;
-    default: break;
-    }
-}
+void hs_record_event_create(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_CREATE); }
+void hs_record_event_record(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_RECORD); }
+void hs_record_stream_wait(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_WAIT); }
+void hs_record_event_destroy(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_DESTROY); }
+void hs_record_capture_begin(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_BEGIN); }
+void hs_record_capture_end(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_END); }
 
 uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
 {

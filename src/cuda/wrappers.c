@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../core/frontend.h"
+#include "../core/gpu_kernels.h"
 #include "../core/shadow.h"
 #include "../core/wrapper_shape.h"
 

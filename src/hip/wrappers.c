@@ -6,6 +6,7 @@
 
 #include "../core/wrapper_shape.h"
 #include "../core/frontend.h"
+#include "../core/gpu_kernels.h"
 #include "../core/shadow.h"
 #include "../core/util.h"
 

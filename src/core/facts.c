@@ -1,0 +1,197 @@
+/* Fact gathering (see facts.h).  The hot part is describe_side: one lock-free shadow lookup
+ * per side.  Asking the runtime and probing host memory happen only for pointers the shadow
+ * map does not know. */
+#include "facts.h"
+#include "check.h"
+#include "frontend.h"
+#include "init.h"
+#include "regions.h"
+#include "util.h"
+
+#include <string.h>
+
+void hs_gather_stream_state(const hs_call *c, hs_call_state *st)
+{
+    st->facts.stream_state = hs_stream_state_of(c->stream, &st->facts.stream_info);
+}
+
+/* ---- memory ---- */
+
+static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
+{
+    s->ptr = ptr;
+    s->extent = extent;
+    if (!ptr)
+        return;
+    s->where = hs_shadow_lookup(ptr, &s->alloc);
+    if (s->where == HS_WHERE_LIVE && HS_UNLIKELY(hs_regions_any()))
+        s->in_region = hs_region_find(ptr, &s->region);
+}
+
+/* Cold-ish: only for pointers the shadow map does not know. */
+static void ask_runtime(hs_side *s)
+{
+    if (!s->ptr || s->where != HS_WHERE_NONE || !hs_opts()->query_runtime || !hs_frontend_active.query_pointer)
+        return;
+    hs_span span = {0};
+    if (hs_frontend_active.query_pointer(s->ptr, &span)) {
+        span.kind = HS_MEM_EXTERNAL_DEVICE;
+        span.api = 0xffff;
+        s->alloc = span;
+        s->runtime_known = true;
+    }
+}
+
+static void probe_host(hs_side *s, bool write)
+{
+    if (!s->ptr || s->where == HS_WHERE_LIVE || s->runtime_known || !hs_opts()->check_host)
+        return;
+    hs_host_fact fact;
+    hs_host_check(s->ptr, s->extent, write, &fact);
+    if (s->where == HS_WHERE_FREED) {
+        /* With unified addressing, malloc may hand out addresses a freed device allocation had:
+         * accessible host memory there is host memory, not a use-after-free. */
+        if (fact.status != HS_HOST_OK)
+            return;
+        s->where = HS_WHERE_NONE;
+    }
+    s->host_checked = true;
+    s->host = fact;
+}
+
+static void gather_memory(const hs_call *c, hs_facts *f)
+{
+    describe_side(&f->dst, c->dst, c->dst_extent ? c->dst_extent : c->bytes);
+    if (c->op == HS_OP_COPY)
+        describe_side(&f->src, c->src, c->src_extent ? c->src_extent : c->bytes);
+    if (c->bytes == 0)
+        return;
+    if (c->op == HS_OP_MEMSET) {
+        ask_runtime(&f->dst);
+        return;
+    }
+    /* hipMemcpyDefault needs to know every side before it can pick a direction. */
+    if (c->dir == HS_DIR_DEFAULT) {
+        ask_runtime(&f->dst);
+        ask_runtime(&f->src);
+    }
+    f->dir = hs_effective_direction(c->dir, &f->dst, &f->src);
+    if (hs_role_of(f->dir, HS_SIDE_SRC) == 1)
+        ask_runtime(&f->src);
+    else
+        probe_host(&f->src, false);
+    if (hs_role_of(f->dir, HS_SIDE_DST) == 1)
+        ask_runtime(&f->dst);
+    else
+        probe_host(&f->dst, true);
+}
+
+void hs_gather_after_failure(const hs_call *c, hs_call_state *st)
+{
+    (void)c;
+    ask_runtime(&st->facts.dst);
+    ask_runtime(&st->facts.src);
+}
+
+/* ---- streams: capture, pending work, overlaps ---- */
+
+static uintptr_t any_capturing_stream(void)
+{
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        if (s && atomic_load(&s->capturing))
+            return s->handle;
+    }
+    return 0;
+}
+
+static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op *op)
+{
+    memset(op, 0, sizeof *op);
+    op->time_ns = hs_now_ns();
+    op->thread = hs_thread_id();
+    op->api = c->api;
+    op->bytes = c->bytes;
+    op->dir = (uint8_t)f->dir;
+    const hs_side *sides[2] = {&f->dst, &f->src};
+    for (int i = 0; i < 2; i++) {
+        const hs_side *s = sides[i];
+        if (!s->ptr)
+            continue;
+        bool device = s->where != HS_WHERE_NONE ? hs_mem_kind_is_device(s->alloc.kind) && s->alloc.kind != HS_MEM_MANAGED
+                                                : s->runtime_known;
+        if (s->where == HS_WHERE_LIVE)
+            op->alloc_ids[i] = s->alloc.id;
+        if (!device && op->host_hi == op->host_lo) { /* the host side: what others must not touch */
+            op->host_lo = s->ptr;
+            op->host_hi = s->ptr + s->extent;
+            op->host_write = i == 0;
+        }
+    }
+}
+
+static void gather_stream_work(const hs_call *c, hs_call_state *st)
+{
+    hs_facts *f = &st->facts;
+    if (f->stream_state != HS_STREAM_OK)
+        return;
+    hs_stream *s = st->stream = hs_stream_get(c->has_stream ? c->stream : 0);
+    if (!s)
+        return;
+    bool sync_like = hs_is_sync_like(c);
+    if (HS_UNLIKELY(hs_order_capturing_streams()) && sync_like) {
+        f->own_stream_capturing = atomic_load(&s->capturing);
+        if (f->own_stream_capturing)
+            f->capturing_stream = s->handle;
+        else if (s == hs_stream_null() || (c->op == HS_OP_SYNC && c->sync == HS_SYNC_DEVICE))
+            f->capturing_stream = any_capturing_stream(); /* the legacy stream waits for every blocking stream */
+    }
+    if ((c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) && c->async && c->bytes) {
+        describe_pending(c, f, &f->pending);
+        f->has_pending = true;
+        hs_order_find_overlap(s, &f->pending, &f->conflict);
+        f->want_notes = hs_opts()->notes;
+    }
+    if (sync_like)
+        hs_order_snapshot(s, &st->sync_clock);
+}
+
+void hs_gather_copy(const hs_call *c, hs_call_state *st)
+{
+    gather_memory(c, &st->facts);
+    gather_stream_work(c, st);
+}
+
+void hs_gather_sync(const hs_call *c, hs_call_state *st) { gather_stream_work(c, st); }
+
+/* ---- frees ---- */
+
+void hs_gather_free(const hs_call *c, hs_call_state *st)
+{
+    hs_facts *f = &st->facts;
+    if (!c->free_ptr)
+        return;
+    f->dst.ptr = c->free_ptr;
+    const hs_span *span = &st->freed;
+    if (f->release == HS_RELEASED) {
+        /* Host memory is freed now; an async free is freed when its stream gets there. */
+        bool host = hs_mem_kind_is_host(span->kind) && span->kind != HS_MEM_MANAGED;
+        if (host || c->async) {
+            hs_stream *s = c->async && f->stream_state == HS_STREAM_OK ? hs_stream_get(c->stream) : NULL;
+            hs_order_find_user(host ? NULL : s, host ? 0 : span->id, host ? span->base : 0,
+                               host ? span->base + span->size : 0, &f->conflict);
+            if (f->conflict.found) { /* reported as the live allocation it still was */
+                f->dst.where = HS_WHERE_LIVE;
+                f->dst.alloc = *span;
+            }
+        }
+        return;
+    }
+    f->dst.alloc = *span;
+    f->dst.where = f->release == HS_RELEASE_TWICE      ? HS_WHERE_FREED
+                 : f->release == HS_RELEASE_INTERIOR   ? HS_WHERE_LIVE
+                                                       : HS_WHERE_NONE;
+    if (f->release == HS_RELEASE_UNKNOWN)
+        ask_runtime(&f->dst); /* memory from an unwrapped path: does the runtime know it? */
+}

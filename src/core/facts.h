@@ -1,0 +1,23 @@
+/* Fact gathering: what the shadow map, the stream model, the runtime and the host's page tables
+ * say about one call, before the rules look at it.  No rule lives here: nothing is decided.
+ * Each function is a column of the operations table (ops.c). */
+#ifndef HS_FACTS_H
+#define HS_FACTS_H
+
+#include "call.h"
+
+/* Every call that names a stream: is the handle live, destroyed or never created? */
+void hs_gather_stream_state(const hs_call *c, hs_call_state *st);
+/* Copies and memsets: both sides (shadow map, then the runtime or the host probe), the
+ * effective direction, then the stream work (capture, what becomes pending, overlaps). */
+void hs_gather_copy(const hs_call *c, hs_call_state *st);
+/* Synchronisations: capture state, and what the sync waits for. */
+void hs_gather_sync(const hs_call *c, hs_call_state *st);
+/* Frees, after the model released the allocation (hs_model_release): the pointer's side, and
+ * any pending work that still uses the memory. */
+void hs_gather_free(const hs_call *c, hs_call_state *st);
+/* The runtime failed a copy or memset: learn what the fast path skipped (ask the runtime about
+ * both sides), so the report and the record carry every fact. */
+void hs_gather_after_failure(const hs_call *c, hs_call_state *st);
+
+#endif

@@ -1,0 +1,148 @@
+/* The model's changes, one function per operation (see model.h). */
+#include "model.h"
+#include "init.h"
+#include "stacks.h"
+#include "util.h"
+
+/* ---- claims ---- */
+
+void hs_model_release(const hs_call *c, hs_call_state *st)
+{
+    if (!c->free_ptr)
+        return; /* freeing NULL is a no-op in both runtimes */
+    st->stack = hs_stack_capture();
+    st->facts.release = hs_shadow_release(c->free_ptr, st->stack, hs_thread_id(), hs_now_ns(), &st->freed);
+    st->released = st->facts.release == HS_RELEASED;
+}
+
+void hs_model_destroy_stream(const hs_call *c, hs_call_state *st)
+{
+    uint32_t stack = hs_stack_capture();
+    st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_now_ns(), &st->facts.stream_info);
+    if (st->facts.stream_state != HS_STREAM_OK)
+        st->stack = stack;
+}
+
+void hs_model_unclaim(const hs_call *c, hs_call_state *st)
+{
+    (void)c;
+    if (st->released)
+        hs_shadow_restore(&st->freed); /* st->released stays set: the log records what was attempted */
+}
+
+/* ---- after success ---- */
+
+void hs_model_alloc(const hs_call *c, hs_call_state *st)
+{
+    uintptr_t base = c->register_ptr ? c->register_ptr : (c->out_ptr ? (uintptr_t)*c->out_ptr : 0);
+    if (!base)
+        return;
+    size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
+    hs_span s = {
+        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = 0, .owner = c->pool,
+        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+    };
+    if (hs_shadow_add(&s) != 0)
+        hs_disable("out of memory for the shadow map");
+    st->allocated = s;
+}
+
+void hs_model_free(const hs_call *c, hs_call_state *st)
+{
+    if (st->released && !c->async && hs_mem_kind_is_device(st->freed.kind))
+        hs_order_complete_device(); /* hipFree / cudaFree synchronise the device */
+}
+
+/* A synchronous operation (or a successful sync) on s: its earlier work is done. */
+static void complete_stream(hs_stream *s, const hs_vclock *clock)
+{
+    hs_order_complete_clock(clock);
+    if (s == hs_stream_null())
+        hs_order_complete_legacy();
+}
+
+void hs_model_copy(const hs_call *c, hs_call_state *st)
+{
+    hs_stream *s = st->stream;
+    if (!s)
+        return;
+    if (st->facts.has_pending)
+        hs_order_append(s, &st->facts.pending);
+    else if (!c->async)
+        complete_stream(s, &st->sync_clock);
+}
+
+void hs_model_sync(const hs_call *c, hs_call_state *st)
+{
+    if (c->sync == HS_SYNC_DEVICE) {
+        hs_order_complete_device();
+    } else if (c->sync == HS_SYNC_EVENT) {
+        hs_gpu_event *e = hs_event_get(c->event);
+        if (e)
+            hs_order_event_complete(e);
+    } else if (st->stream) {
+        complete_stream(st->stream, &st->sync_clock);
+    }
+}
+
+void hs_model_stream_create(const hs_call *c, hs_call_state *st)
+{
+    if (c->out_stream)
+        hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, st->stack = hs_stack_capture(), hs_thread_id(),
+                          hs_now_ns());
+}
+
+void hs_model_event_create(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    if (c->out_event)
+        hs_event_created(*(uintptr_t *)c->out_event);
+}
+
+void hs_model_event_destroy(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_event_destroyed(c->event);
+}
+
+void hs_model_event_record(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_gpu_event *e = hs_event_get(c->event);
+    hs_stream *on = hs_stream_get(c->stream);
+    if (e && on)
+        hs_order_event_record(e, on);
+}
+
+void hs_model_stream_wait(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_gpu_event *e = hs_event_get(c->event);
+    hs_stream *on = hs_stream_get(c->stream);
+    if (e && on)
+        hs_order_stream_wait(on, e);
+}
+
+void hs_model_capture_begin(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_stream *on = hs_stream_get(c->stream);
+    if (on)
+        hs_order_capture(on, true, c->capture_mode);
+}
+
+void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+}
+
+/* ---- whatever the result ---- */
+
+void hs_model_capture_end(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_stream *on = hs_stream_get(c->stream);
+    if (on)
+        hs_order_capture(on, false, 0);
+}

@@ -1,0 +1,28 @@
+/* The operations table: one row per operation (hs_op), naming everything the path does that
+ * depends on the operation.  core.c walks a row; it never switches on the operation.  Adding
+ * an operation means adding an hs_op value and a row.  Empty columns do nothing. */
+#ifndef HS_OPS_H
+#define HS_OPS_H
+
+#include "call.h"
+#include "check.h"
+
+typedef void (*hs_step_fn)(const hs_call *c, hs_call_state *st);
+typedef void (*hs_log_fn)(const hs_call *c, hs_call_state *st, int result);
+
+typedef struct hs_op_row {
+    const char *name;
+    bool pausable;                 /* hipshadow_pause() skips its gathering and rules */
+    hs_step_fn claim;              /* model.c, before forwarding: changes others must see at once */
+    hs_step_fn gather;             /* facts.c: what the rules need */
+    hs_rule_fn rules;              /* check.c: findings, after the stream-handle rule every call gets */
+    void (*log_before)(const hs_call *c, hs_call_state *st, bool paused); /* record.c: before forwarding */
+    hs_step_fn settle;             /* model.c: after forwarding, whatever the result */
+    hs_step_fn apply;              /* model.c: after the runtime succeeded */
+    hs_step_fn explain;            /* facts.c: after the runtime failed, before runtime-error is reported */
+    hs_log_fn log_after;           /* record.c: after the call, forwarded or not */
+} hs_op_row;
+
+extern const hs_op_row hs_ops[HS_OP_COUNT];
+
+#endif

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The core's layering, checked: no file includes a header of a file above it on the path.
+
+The path, top to bottom (a module is a .c file and its .h, named by their stem):
+  entry points  the front-ends' wrappers and kernel glue, the resolver, the public API
+  core          the path itself (core.c)
+  ops           the operations table
+  steps         fact gathering, model changes, the post-mortem record
+  init          lifecycle and process-wide globals
+  policy        suppressions, the mode, counts
+  fallback      the GPU rescue of rejected copies
+  report        the text and JSON reports
+  check         the rules (pure)
+  call          the types that flow down the path
+  services      the shadow map, streams, order, host memory, regions, stacks, log, options, util...
+
+A module may include modules of lower rank only (services may include each other, as long as
+no two include each other, directly or not).  Usage: check_layers.py SRC_DIR"""
+import os
+import re
+import sys
+
+RANKS = [
+    ("entry", ["wrappers", "kernels", "wrapper_shape", "resolve", "public_api"]),
+    ("core", ["core"]),
+    ("ops", ["ops"]),
+    ("steps", ["facts", "model", "record"]),
+    ("init", ["init"]),
+    ("policy", ["policy"]),
+    ("fallback", ["fallback"]),
+    ("report", ["report"]),
+    ("check", ["check"]),
+    ("call", ["call"]),
+    ("services", None),  # everything else
+]
+
+
+def rank_of(module):
+    for i, (_, members) in enumerate(RANKS):
+        if members is None or module in members:
+            return i
+    raise AssertionError
+
+
+def module_of(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def main(src):
+    edges = {}
+    problems = []
+    for sub in ("core", "hip", "cuda"):
+        d = os.path.join(src, sub)
+        for name in sorted(os.listdir(d)):
+            if not name.endswith((".c", ".h")):
+                continue
+            here = module_of(name)
+            for n, line in enumerate(open(os.path.join(d, name)), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+\.h)"', line)
+                if not m or m.group(1).startswith("hipshadow/"):
+                    continue
+                there = module_of(m.group(1))
+                if there == here:
+                    continue
+                edges.setdefault(here, set()).add(there)
+                if rank_of(there) < rank_of(here):
+                    problems.append(f"{sub}/{name}:{n}: {here} ({RANKS[rank_of(here)][0]}) includes {m.group(1)}, "
+                                    f"which is above it ({RANKS[rank_of(there)][0]})")
+    # No cycles among modules (this is what catches services including each other).
+    state = {}
+
+    def visit(m, trail):
+        if state.get(m) == 1:
+            problems.append("include cycle: " + " -> ".join(trail[trail.index(m):] + [m]))
+            return
+        if state.get(m) == 2:
+            return
+        state[m] = 1
+        for t in sorted(edges.get(m, ())):
+            visit(t, trail + [m])
+        state[m] = 2
+
+    for m in sorted(edges):
+        visit(m, [])
+    for p in problems:
+        print(p)
+    print(f"{len(edges)} modules, {sum(len(v) for v in edges.values())} include edges, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
