@@ -2,9 +2,15 @@
  *
  *   hipshadow [--mode M] [--findings F] [--exitcode N] [--report-path P] [--option k=v]... [--] program args
  *   hipshadow report [--format F] [--output FILE] LOG...     (runs hipshadow-report)
+ *   hipshadow --version | [--cuda] --print-lib
  *
  * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, and execs
- * the program, so the exit status is the program's own. */
+ * the program, so the exit status is the program's own.
+ *
+ * The preload library is, in this order: --lib; $HIPSHADOW_LIB (HIP only); <dir>/HS_BINDIR_TO_LIBDIR
+ * where <dir> is the launcher's own directory (an installed tree, wherever it was moved or
+ * DESTDIR-installed to); <dir>/../src (the build tree); HS_INSTALLED_LIBDIR (the configured
+ * <prefix>/<libdir>/hipshadow). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <libgen.h>
@@ -14,8 +20,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef HS_VERSION
+#define HS_VERSION "unknown"
+#endif
 #ifndef HS_INSTALLED_LIBDIR
 #define HS_INSTALLED_LIBDIR "/usr/local/lib/hipshadow"
+#endif
+#ifndef HS_BINDIR_TO_LIBDIR
+#define HS_BINDIR_TO_LIBDIR "../lib/hipshadow"
 #endif
 
 static void usage(FILE *f)
@@ -31,6 +43,8 @@ static void usage(FILE *f)
             "  --log PATH                post-mortem log (%%p pid, %%h host, %%e executable, %%r rank)\n"
             "  --cuda                    check the CUDA runtime (libhipshadow-cuda.so) instead of HIP\n"
             "  --lib PATH                the preload library to use\n"
+            "  --print-lib               print the preload library's path (with --cuda the CUDA one), and exit\n"
+            "  --version                 print hipshadow's version, and exit\n"
             "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
 }
 
@@ -43,28 +57,38 @@ static int die(const char *fmt, const char *what)
     return 2;
 }
 
-static const char *find_library(const char *explicit_lib, const char *name, char *buf, size_t len)
+/* The preload library to use, or NULL; tried lists the places looked in (for the message). */
+static const char *find_library(const char *explicit_lib, const char *name, char *buf, size_t len, char *tried,
+                                size_t tried_len)
 {
     if (explicit_lib)
         return explicit_lib;
     const char *env = getenv("HIPSHADOW_LIB");
     if (env && *env && !strstr(name, "cuda"))
         return env;
+    tried[0] = 0;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = 0;
-        char *dir = dirname(self);
-        /* build tree: build/tools/hipshadow next to build/src/libhipshadow.so */
-        snprintf(buf, len, "%s/../src/%s", dir, name);
-        if (access(buf, R_OK) == 0)
-            return buf;
-        snprintf(buf, len, "%s/../lib/hipshadow/%s", dir, name);
-        if (access(buf, R_OK) == 0)
-            return buf;
+        const char *dir = dirname(self);
+        /* installed: <bindir>/hipshadow and <libdir>/hipshadow/, at the configured distance;
+         * build tree: build/tools/hipshadow next to build/src/libhipshadow.so */
+        const char *rel[] = {HS_BINDIR_TO_LIBDIR, "../src"};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(buf, len, "%s/%s/%s", dir, rel[i], name);
+            if (access(buf, R_OK) == 0)
+                return buf;
+            size_t used = strlen(tried);
+            snprintf(tried + used, tried_len - used, "%s/%s, ", dir, rel[i]);
+        }
     }
     snprintf(buf, len, "%s/%s", HS_INSTALLED_LIBDIR, name);
-    return buf;
+    if (access(buf, R_OK) == 0)
+        return buf;
+    size_t used = strlen(tried);
+    snprintf(tried + used, tried_len - used, "%s", HS_INSTALLED_LIBDIR);
+    return NULL;
 }
 
 static int append(char *opts, size_t cap, const char *key, const char *value)
@@ -113,6 +137,7 @@ int main(int argc, char **argv)
     const char *existing = getenv("HIPSHADOW_OPTIONS");
     snprintf(opts, sizeof opts, "%s", existing ? existing : "");
     const char *lib_arg = NULL, *lib_name = "libhipshadow.so";
+    int print_lib = 0;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -123,6 +148,14 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("hipshadow %s\n", HS_VERSION);
+            return 0;
+        }
+        if (!strcmp(a, "--print-lib")) {
+            print_lib = 1;
+            continue;
         }
         if (a[0] != '-')
             break;
@@ -160,11 +193,16 @@ int main(int argc, char **argv)
         if (rc)
             return die("%s: options too long", a);
     }
-    if (i >= argc)
+    if (i >= argc && !print_lib)
         return die("%s", "no program to run");
 
-    char libbuf[PATH_MAX + 64];
-    const char *lib = find_library(lib_arg, lib_name, libbuf, sizeof libbuf);
+    char libbuf[PATH_MAX + 64], tried[3 * PATH_MAX + 64];
+    const char *lib = find_library(lib_arg, lib_name, libbuf, sizeof libbuf, tried, sizeof tried);
+    if (!lib) {
+        fprintf(stderr, "hipshadow: preload library '%s' not found in %s (set HIPSHADOW_LIB or --lib)\n", lib_name,
+                tried);
+        return 2;
+    }
     if (access(lib, R_OK) != 0) {
         fprintf(stderr, "hipshadow: preload library '%s' not found (set HIPSHADOW_LIB or --lib)\n", lib);
         return 2;
@@ -172,6 +210,10 @@ int main(int argc, char **argv)
     char resolved[PATH_MAX];
     if (realpath(lib, resolved))
         lib = resolved;
+    if (print_lib) {
+        printf("%s\n", lib);
+        return 0;
+    }
     const char *old = getenv("LD_PRELOAD");
     size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(need);
