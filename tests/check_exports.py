@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A preload library exports exactly the entry points of its api.inc table plus the public API,
-and none of the other runtime's names (programs probe for them).
-Usage: check_exports.py LIB TABLE MACRO FORBIDDEN_PREFIX"""
+"""A preload library exports exactly the entry points of its tables (api.inc, driver.inc) plus
+the public API and the dlsym/dlvsym wrappers, and none of the other runtime's names (programs
+probe for them).
+Usage: check_exports.py LIB TABLE[,TABLE...] MACRO[,MACRO...] FORBIDDEN_PREFIX"""
 import re
 import subprocess
 import sys
@@ -9,12 +10,14 @@ import sys
 lib, table, macro, forbidden = sys.argv[1:5]
 out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
 exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
-text = open(table).read()
-wrapped = set(re.findall(rf"^{macro}\((\w+),", text, re.M))
-conditional = set(re.findall(rf"#if[^\n]*\n{macro}\((\w+),", text))
+wrapped, conditional = set(), set()
+for table_path, table_macro in zip(table.split(","), macro.split(",")):
+    text = open(table_path).read()
+    wrapped |= set(re.findall(rf"^{table_macro}\((\w+),", text, re.M))
+    conditional |= set(re.findall(rf"#if[^\n]*\n{table_macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
-          "hipshadow_transpose2d_pitched_impl"}
+          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym"}
 problems = []
 extra = exported - wrapped - public
 missing = (wrapped - conditional) - exported

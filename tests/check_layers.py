@@ -2,7 +2,8 @@
 """The core's layering, checked: no file includes a header of a file above it on the path.
 
 The path, top to bottom (a module is a .c file and its .h, named by their stem):
-  entry points  the front-ends' wrappers and kernel glue, the resolver, the public API
+  entry points  the front-ends (wrappers, driver, library, layers, kernel glue), the resolver,
+                the public API, dlsym/dlvsym
   core          the path itself (core.c)
   ops           the operations table
   steps         fact gathering, model changes, the post-mortem record
@@ -21,7 +22,7 @@ import re
 import sys
 
 RANKS = [
-    ("entry", ["wrappers", "kernels", "wrapper_shape", "resolve", "public_api"]),
+    ("entry", ["wrappers", "driver", "library", "layers", "kernels", "wrapper_shape", "resolve", "public_api", "dl"]),
     ("core", ["core"]),
     ("ops", ["ops"]),
     ("steps", ["facts", "model", "record"]),

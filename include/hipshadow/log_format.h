@@ -123,7 +123,7 @@ typedef struct hs_log_alloc {
     uint64_t time_ns;
     uint32_t thread;
     uint16_t api;
-    uint8_t mem_kind;               /* 1 device, 2 managed, 3 pinned host, 4 registered host */
+    uint8_t mem_kind;               /* 1 device, 2 managed, 3 pinned host, 4 registered host, 6 mapped device */
     uint8_t reserved;
     int32_t device;
     uint32_t stack;

@@ -40,6 +40,13 @@ typedef enum hs_op {
     HS_OP_CAPTURE_END,
     HS_OP_POOL_CREATE,    /* *out_pool receives the handle */
     HS_OP_POOL_DESTROY,
+    HS_OP_LAUNCH,         /* a kernel, graph or host function enqueued on a stream */
+    HS_OP_VMM_RESERVE,    /* *out_ptr receives the reserved range of alloc_bytes */
+    HS_OP_VMM_FREE,       /* the reservation at free_ptr is given back */
+    HS_OP_VMM_CREATE,     /* *out_vmm_handle receives a physical handle of alloc_bytes on `device` */
+    HS_OP_VMM_RELEASE,    /* vmm_handle is released */
+    HS_OP_VMM_MAP,        /* vmm_handle is mapped at dst, bytes long */
+    HS_OP_VMM_UNMAP,      /* [dst, dst + bytes) is unmapped */
     HS_OP_COUNT
 } hs_op;
 
@@ -79,6 +86,12 @@ typedef struct hs_call {
     size_t alloc_rows;
     uint32_t mem_kind;        /* hs_mem_kind */
     uintptr_t free_ptr;
+    /* virtual memory: physical handles */
+    uint64_t vmm_handle;
+    void *out_vmm_handle;     /* CUmemGenericAllocationHandle* / hipMemGenericAllocationHandle_t* */
+    /* devices the call names (peer copies; where a physical handle lives) */
+    bool devices_stated;
+    int dst_device, src_device;
     /* lookups (hipGetProcAddress): the symbol asked for and where the answer goes */
     const char *lookup_symbol;
     void **lookup_result;
@@ -99,6 +112,13 @@ typedef struct hs_side {
     hs_host_fact host;
     bool in_region;           /* an annotated region (hipshadow_region_register) holds ptr */
     hs_span region;
+    /* mapped memory: bytes mapped without a gap from alloc.base on, through the adjacent maps
+     * of the same reservation (0: just alloc.size) */
+    uint64_t contiguous;
+    /* where == NONE, inside a reservation but in no map: alloc is the nearest map (below if
+     * there is one), reservation the address space */
+    bool unmapped;
+    hs_span reservation;
 } hs_side;
 
 typedef struct hs_facts {

@@ -25,7 +25,7 @@ enum { ROLE_DEVICE = 1, ROLE_HOST = 2 };
 bool hs_side_is_device(const hs_side *s)
 {
     if (s->where == HS_WHERE_NONE)
-        return s->runtime_known;
+        return s->runtime_known || s->unmapped;
     return hs_mem_kind_is_device(s->alloc.kind);
 }
 
@@ -59,12 +59,16 @@ static void add(sink *k, hs_kind kind, hs_severity sev, hs_side_id side, uint64_
         k->out[k->n++] = (hs_finding){kind, sev, side, overrun, role};
 }
 
-/* Bytes the range [ptr, ptr+extent) runs past the end of its allocation (0 if none). */
+/* Bytes the range [ptr, ptr+extent) runs past the end of its allocation (0 if none).  Mapped
+ * memory ends where the adjacent maps of its reservation end. */
 static uint64_t overrun_of(const hs_side *s)
 {
+    if (s->ptr < s->alloc.base) /* before the nearest map above: nothing of the range is mapped */
+        return s->extent;
     uint64_t offset = s->ptr - s->alloc.base;
     uint64_t end = offset + s->extent;
-    return end > s->alloc.size ? end - s->alloc.size : 0;
+    uint64_t size = s->contiguous > s->alloc.size ? s->contiguous : s->alloc.size;
+    return end > size ? end - size : 0;
 }
 
 static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
@@ -96,7 +100,7 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
         check_bounds(k, s, id);
         return;
     case HS_WHERE_NONE:
-        if (s->runtime_known)
+        if (s->runtime_known || s->unmapped) /* reserved but unmapped: out of bounds of the nearest map */
             check_bounds(k, s, id);
         else
             add(k, HS_KIND_UNKNOWN_POINTER, HS_SEV_ERROR, id, 0, ROLE_DEVICE);
@@ -111,12 +115,12 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
         add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
         return;
     case HS_WHERE_LIVE:
-        if (s->alloc.kind == HS_MEM_DEVICE || s->alloc.kind == HS_MEM_EXTERNAL_DEVICE)
+        if (s->alloc.kind == HS_MEM_DEVICE || s->alloc.kind == HS_MEM_EXTERNAL_DEVICE || s->alloc.kind == HS_MEM_MAPPED)
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
         check_bounds(k, s, id);
         return;
     case HS_WHERE_NONE:
-        if (s->runtime_known)
+        if (s->runtime_known || s->unmapped)
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
         else if (s->host_checked && s->host.status != HS_HOST_OK)
             add(k, HS_KIND_HOST_OUT_OF_BOUNDS, HS_SEV_ERROR, id, 0, 0);

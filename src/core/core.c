@@ -124,7 +124,7 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
         goto done;
     if (row->settle)
         row->settle(c, st);
-    if (!hs_frontend_active.is_failure(result)) {
+    if (!hs_layer_of(c->api)->is_failure(result)) {
         if (result == 0 && row->apply) /* not a "not ready" answer: the call did what it says */
             row->apply(c, st);
         goto done;

@@ -7,6 +7,7 @@
 #include "init.h"
 #include "regions.h"
 #include "util.h"
+#include "vmm.h"
 
 #include <string.h>
 
@@ -17,6 +18,41 @@ void hs_gather_stream_state(const hs_call *c, hs_call_state *st)
 
 /* ---- memory ---- */
 
+/* Mapped memory runs on into the next map of the same reservation: how far, without a gap,
+ * from a->base (looked at only when the range runs past a's end). */
+static uint64_t mapped_run(const hs_span *a, uintptr_t want_end)
+{
+    uint64_t run = a->size;
+    hs_span next;
+    for (int i = 0; i < 4096 && a->base + run < want_end; i++) {
+        uintptr_t at = a->base + run;
+        if (hs_shadow_lookup(at, &next) != HS_WHERE_LIVE || next.base != at || next.kind != HS_MEM_MAPPED ||
+            next.owner != a->owner)
+            break;
+        run += next.size;
+    }
+    return run;
+}
+
+/* A pointer in no allocation, inside a reservation: reserved but unmapped.  The nearest map of
+ * the reservation (below if there is one) is what the range is out of bounds of. */
+static void describe_unmapped(hs_side *s)
+{
+    if (!hs_vmm_reservation_of(s->ptr, &s->reservation))
+        return;
+    hs_span below, above;
+    bool has_below, has_above;
+    hs_shadow_nearest(s->ptr, &below, &has_below, &above, &has_above);
+    const hs_span *r = &s->reservation;
+    if (has_below && below.base >= r->base)
+        s->alloc = below;
+    else if (has_above && above.base < r->base + r->size)
+        s->alloc = above;
+    else
+        s->alloc = (hs_span){.base = r->base, .kind = HS_MEM_MAPPED}; /* nothing mapped at all */
+    s->unmapped = true;
+}
+
 static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
 {
     s->ptr = ptr;
@@ -24,27 +60,44 @@ static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
     if (!ptr)
         return;
     s->where = hs_shadow_lookup(ptr, &s->alloc);
-    if (s->where == HS_WHERE_LIVE && HS_UNLIKELY(hs_regions_any()))
-        s->in_region = hs_region_find(ptr, &s->region);
+    if (s->where == HS_WHERE_LIVE) {
+        if (HS_UNLIKELY(hs_regions_any()))
+            s->in_region = hs_region_find(ptr, &s->region);
+        if (HS_UNLIKELY(s->alloc.kind == HS_MEM_MAPPED) && ptr + extent > s->alloc.base + s->alloc.size)
+            s->contiguous = mapped_run(&s->alloc, ptr + extent);
+    } else if (s->where == HS_WHERE_NONE) {
+        describe_unmapped(s);
+    }
 }
 
 /* Cold-ish: only for pointers the shadow map does not know. */
 static void ask_runtime(hs_side *s)
 {
-    if (!s->ptr || s->where != HS_WHERE_NONE || !hs_opts()->query_runtime || !hs_frontend_active.query_pointer)
+    if (!s->ptr || s->where != HS_WHERE_NONE || s->unmapped || !hs_opts()->query_runtime ||
+        !hs_frontend_active.query_pointer)
         return;
     hs_span span = {0};
-    if (hs_frontend_active.query_pointer(s->ptr, &span)) {
-        span.kind = HS_MEM_EXTERNAL_DEVICE;
-        span.api = 0xffff;
-        s->alloc = span;
-        s->runtime_known = true;
+    if (!hs_frontend_active.query_pointer(s->ptr, &span))
+        return;
+    /* The runtime answers one map of a mapped range at a time: a partial answer must not turn
+     * into an overrun, so follow the maps that come next. */
+    hs_span next;
+    for (int i = 0; i < 4096 && span.kind == HS_MEM_MAPPED && span.base + span.size < s->ptr + s->extent; i++) {
+        uintptr_t at = span.base + span.size;
+        if (!hs_frontend_active.query_pointer(at, &next) || next.base != at || next.kind != HS_MEM_MAPPED)
+            break;
+        span.size += next.size;
     }
+    if (span.kind != HS_MEM_MAPPED)
+        span.kind = HS_MEM_EXTERNAL_DEVICE;
+    span.api = 0xffff;
+    s->alloc = span;
+    s->runtime_known = true;
 }
 
 static void probe_host(hs_side *s, bool write)
 {
-    if (!s->ptr || s->where == HS_WHERE_LIVE || s->runtime_known || !hs_opts()->check_host)
+    if (!s->ptr || s->where == HS_WHERE_LIVE || s->runtime_known || s->unmapped || !hs_opts()->check_host)
         return;
     hs_host_fact fact;
     hs_host_check(s->ptr, s->extent, write, &fact);

@@ -1,5 +1,7 @@
-/* What the core needs from a front-end (HIP or CUDA).  Each preload library links the core
- * with exactly one front-end, which defines hs_frontend_active. */
+/* What the core needs from a front-end.  Each preload library links the core with exactly one
+ * front-end, which defines hs_frontend_active.  A front-end has one or more layers (the HIP
+ * runtime; the CUDA runtime and the CUDA driver), each a contiguous range of the library's
+ * global api ids, with its own error codes. */
 #ifndef HS_FRONTEND_H
 #define HS_FRONTEND_H
 
@@ -7,13 +9,37 @@
 
 struct hs_kernel_ops; /* gpu_kernels.h */
 
+/* One exported wrapper, for lookups: a program that asks for `name` (or is handed `*real` or
+ * `*alias` by the runtime's own get-proc-address) gets `wrapper` instead. */
+typedef struct hs_lookup_entry {
+    const char *name;
+    void *wrapper;
+    void *const *real;                   /* the real function, once resolved */
+    void *const *alias;                  /* another address of it (a get-proc-address answer), or NULL */
+} hs_lookup_entry;
+
+typedef struct hs_layer {
+    const char *name;                    /* "HIP runtime", "CUDA runtime", "CUDA driver" */
+    uint16_t first_api, n_apis;          /* its part of hs_call.api */
+    const char *(*error_name)(int code);
+    bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
+    /* The device of the calling thread's current context (the device new allocations go to);
+     * -1 when unknown.  Called with the re-entrancy guard held. */
+    int (*current_device)(void);
+    /* Makes sure the layer's real functions are resolved, when its library is loaded by now
+     * (the CUDA driver is loaded late, by the runtime). */
+    void (*resolve)(void);
+    const hs_lookup_entry *lookup;       /* every exported wrapper of the layer, in any order */
+    int n_lookup;
+} hs_layer;
+
 typedef struct hs_frontend {
     const char *runtime;                 /* "HIP", "CUDA" */
     int runtime_id;                      /* 1 HIP, 2 CUDA (the log header's `runtime`) */
-    const char *const *api_names;        /* indexed by hs_call.api */
+    const char *const *api_names;        /* indexed by hs_call.api, across all layers */
     int n_apis;
-    const char *(*error_name)(int code);
-    bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
+    const hs_layer *const *layers;       /* in api-id order */
+    int n_layers;
     /* A pointer the shadow map does not know: does the runtime know it as device memory?
      * Fills base/size/device of *span.  Called with the re-entrancy guard held. */
     bool (*query_pointer)(uintptr_t p, hs_span *span);
@@ -21,9 +47,18 @@ typedef struct hs_frontend {
     int n_builtin_streams;
     uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
     uintptr_t legacy_stream;             /* another name of the legacy null stream (CUDA: 1), or 0 */
-    const struct hs_kernel_ops *kernels;        /* hipshadow's own GPU kernels; NULL when none were built */
+    const struct hs_kernel_ops *kernels; /* hipshadow's own GPU kernels; NULL when none were built */
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;
+
+/* The layer an api id belongs to. */
+static inline const hs_layer *hs_layer_of(unsigned api)
+{
+    for (int i = 1; i < hs_frontend_active.n_layers; i++)
+        if (api < hs_frontend_active.layers[i]->first_api)
+            return hs_frontend_active.layers[i - 1];
+    return hs_frontend_active.layers[hs_frontend_active.n_layers - 1];
+}
 
 #endif

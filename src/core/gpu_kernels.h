@@ -24,6 +24,10 @@ typedef struct hs_kernel_ops {
     int invalid_value, not_supported;                     /* the runtime's codes for these */
 } hs_kernel_ops;
 
+/* Each front-end's (src/hip/kernels.c, src/cuda/kernels.c): a library defines one of them. */
+extern const hs_kernel_ops hs_hip_kernel_ops;
+extern const hs_kernel_ops hs_cuda_kernel_ops;
+
 /* dst (cols x rows) = transpose of src (rows x cols), elements of elem bytes, pitched rows. */
 int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols,
                      size_t elem, uintptr_t stream);

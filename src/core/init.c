@@ -15,6 +15,7 @@
 #include "stacks.h"
 #include "streams.h"
 #include "util.h"
+#include "vmm.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -61,6 +62,7 @@ static void child_after_fork(void)
     hs_stacks_after_fork();
     hs_report_after_fork();
     hs_regions_after_fork();
+    hs_vmm_after_fork();
     hs_fallback_after_fork();
     hs_log_after_fork();
 }
@@ -81,7 +83,7 @@ static void init_once_body(void)
     if (hs_shadow_init(options.quarantine) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
                         hs_frontend_active.per_thread_stream, hs_frontend_active.legacy_stream) ||
-        hs_regions_init()) {
+        hs_regions_init() || hs_vmm_init()) {
         hs_disable("cannot map memory for the shadow map");
         return;
     }

@@ -1,8 +1,10 @@
 /* The model's changes, one function per operation (see model.h). */
 #include "model.h"
+#include "frontend.h"
 #include "init.h"
 #include "stacks.h"
 #include "util.h"
+#include "vmm.h"
 
 /* ---- claims ---- */
 
@@ -38,8 +40,10 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
     if (!base)
         return;
     size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
+    const hs_layer *layer = hs_layer_of(c->api);
+    int device = layer->current_device ? layer->current_device() : -1;
     hs_span s = {
-        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = 0, .owner = c->pool,
+        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
         .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
     };
     if (hs_shadow_add(&s) != 0)
@@ -135,6 +139,71 @@ void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 {
     (void)st;
     hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+}
+
+/* ---- virtual memory ---- */
+
+void hs_model_vmm_reserve(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    if (c->out_ptr && *c->out_ptr)
+        hs_vmm_reserved((uintptr_t)*c->out_ptr, c->alloc_bytes, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+}
+
+void hs_model_vmm_free(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_vmm_reservation_freed(c->free_ptr);
+}
+
+void hs_model_vmm_create(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    if (c->out_vmm_handle)
+        hs_vmm_handle_created(*(uint64_t *)c->out_vmm_handle, c->alloc_bytes, c->devices_stated ? c->dst_device : 0);
+}
+
+void hs_model_vmm_release(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    hs_vmm_handle_released(c->vmm_handle);
+}
+
+/* A map is an allocation of the shadow map: what the program can touch from dst on. */
+void hs_model_vmm_map(const hs_call *c, hs_call_state *st)
+{
+    size_t handle_size = 0;
+    int device = 0;
+    hs_vmm_handle_info(c->vmm_handle, &handle_size, &device);
+    hs_span reservation = {0};
+    hs_vmm_reservation_of(c->dst, &reservation);
+    hs_span s = {
+        .base = c->dst, .size = c->bytes, .kind = HS_MEM_MAPPED, .api = c->api, .device = device,
+        .owner = reservation.base, .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+    };
+    if (hs_shadow_add(&s) != 0)
+        hs_disable("out of memory for the shadow map");
+    st->allocated = s;
+}
+
+/* Every map in [dst, dst + bytes) goes to quarantine: a later access through it is a use
+ * after free, like any freed allocation's. */
+void hs_model_vmm_unmap(const hs_call *c, hs_call_state *st)
+{
+    uint32_t stack = hs_stack_capture();
+    uintptr_t at = c->dst, end = c->dst + c->bytes;
+    for (int i = 0; i < 65536 && at < end; i++) {
+        hs_span s, gone;
+        if (hs_shadow_lookup(at, &s) != HS_WHERE_LIVE || s.kind != HS_MEM_MAPPED) {
+            at += 4096; /* a hole: step over it, a page at a time, up to the next map */
+            continue;
+        }
+        if (hs_shadow_release(s.base, stack, hs_thread_id(), hs_now_ns(), &gone) == HS_RELEASED && !st->released) {
+            st->freed = gone; /* the log records the first map released (programs unmap one at a time) */
+            st->released = true;
+        }
+        at = s.base + s.size;
+    }
 }
 
 /* ---- whatever the result ---- */

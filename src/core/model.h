@@ -27,6 +27,13 @@ void hs_model_event_record(const hs_call *c, hs_call_state *st);
 void hs_model_stream_wait(const hs_call *c, hs_call_state *st);
 void hs_model_capture_begin(const hs_call *c, hs_call_state *st);
 void hs_model_pool_destroy(const hs_call *c, hs_call_state *st);
+/* Virtual memory: reservations, physical handles, maps (vmm.h). */
+void hs_model_vmm_reserve(const hs_call *c, hs_call_state *st);
+void hs_model_vmm_free(const hs_call *c, hs_call_state *st);
+void hs_model_vmm_create(const hs_call *c, hs_call_state *st);
+void hs_model_vmm_release(const hs_call *c, hs_call_state *st);
+void hs_model_vmm_map(const hs_call *c, hs_call_state *st);
+void hs_model_vmm_unmap(const hs_call *c, hs_call_state *st);
 
 /* ---- whatever the result ---- */
 void hs_model_capture_end(const hs_call *c, hs_call_state *st); /* capture ends whatever the runtime says */

@@ -35,4 +35,15 @@ const hs_op_row hs_ops[HS_OP_COUNT] = {
     [HS_OP_CAPTURE_BEGIN] = {.name = "capture-begin", .apply = hs_model_capture_begin,
                              .log_after = hs_record_capture_begin},
     [HS_OP_CAPTURE_END] = {.name = "capture-end", .settle = hs_model_capture_end, .log_after = hs_record_capture_end},
+
+    /* Launches order streams (the stream-handle rule applies); the kernels they run are not
+     * yet looked at. */
+    [HS_OP_LAUNCH] = {.name = "launch"},
+
+    [HS_OP_VMM_RESERVE] = {.name = "vmm-reserve", .apply = hs_model_vmm_reserve},
+    [HS_OP_VMM_FREE] = {.name = "vmm-free", .apply = hs_model_vmm_free},
+    [HS_OP_VMM_CREATE] = {.name = "vmm-create", .apply = hs_model_vmm_create},
+    [HS_OP_VMM_RELEASE] = {.name = "vmm-release", .apply = hs_model_vmm_release},
+    [HS_OP_VMM_MAP] = {.name = "vmm-map", .apply = hs_model_vmm_map, .log_after = hs_record_alloc},
+    [HS_OP_VMM_UNMAP] = {.name = "vmm-unmap", .apply = hs_model_vmm_unmap, .log_after = hs_record_free},
 };

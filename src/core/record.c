@@ -21,7 +21,7 @@ static void *begin_zeroed(uint16_t type, uint32_t size)
 static uint64_t alloc_id_of(const hs_side *s) { return s->where == HS_WHERE_LIVE || s->where == HS_WHERE_FREED ? s->alloc.id : 0; }
 static uint64_t offset_of(const hs_side *s)
 {
-    return (s->where != HS_WHERE_NONE || s->runtime_known) && s->ptr >= s->alloc.base ? s->ptr - s->alloc.base : 0;
+    return (s->where != HS_WHERE_NONE || s->runtime_known || s->unmapped) && s->ptr >= s->alloc.base ? s->ptr - s->alloc.base : 0;
 }
 
 void hs_record_start(hs_call_state *st)

@@ -78,7 +78,7 @@ static const hs_side *side_of(const hs_event *e, hs_side_id id)
     return id == HS_SIDE_DST ? &e->facts->dst : id == HS_SIDE_SRC ? &e->facts->src : NULL;
 }
 
-static bool side_has_alloc(const hs_side *s) { return s && (s->where != HS_WHERE_NONE || s->runtime_known); }
+static bool side_has_alloc(const hs_side *s) { return s && (s->where != HS_WHERE_NONE || s->runtime_known || s->unmapped); }
 
 /* The side whose allocation a finding is about: the faulting side, else the device side. */
 static const hs_side *subject_side(const hs_event *e)
@@ -88,10 +88,9 @@ static const hs_side *subject_side(const hs_event *e)
         return s;
     if (!e->facts)
         return NULL;
-    if (e->facts->src.where != HS_WHERE_NONE || e->facts->src.runtime_known)
-        if (hs_side_is_device(&e->facts->src))
-            return &e->facts->src;
-    if (e->facts->dst.where != HS_WHERE_NONE || e->facts->dst.runtime_known)
+    if (side_has_alloc(&e->facts->src) && hs_side_is_device(&e->facts->src))
+        return &e->facts->src;
+    if (side_has_alloc(&e->facts->dst))
         return &e->facts->dst;
     if (e->facts->src.where != HS_WHERE_NONE)
         return &e->facts->src;
@@ -161,10 +160,21 @@ static void print_what(FILE *f, const hs_event *e)
     switch (fi->kind) {
     case HS_KIND_OUT_OF_BOUNDS:
     case HS_KIND_HOST_OUT_OF_BOUNDS:
-        if (s && side_has_alloc(s)) {
-            fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of allocation #%llu\n",
+        if (s && s->unmapped) {
+            fprintf(f, "  the %s range [0x%lx, 0x%lx) lies in reserved address space [0x%lx, 0x%lx) that is not mapped\n"
+                       "  (%llu bytes outside any map); the nearest map is allocation #%llu\n",
                     side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                    (unsigned long)s->reservation.base, (unsigned long)(s->reservation.base + s->reservation.size),
                     (unsigned long long)fi->overrun, (unsigned long long)s->alloc.id);
+        } else if (s && side_has_alloc(s)) {
+            fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu\n",
+                    side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                    (unsigned long long)fi->overrun,
+                    s->contiguous > s->alloc.size ? "the maps that follow allocation" : "allocation",
+                    (unsigned long long)s->alloc.id);
+            if (s->contiguous > s->alloc.size)
+                fprintf(f, "  (mapped without a gap: [0x%lx, 0x%lx), %llu bytes)\n", (unsigned long)s->alloc.base,
+                        (unsigned long)(s->alloc.base + s->contiguous), (unsigned long long)s->contiguous);
         } else if (s && s->host_checked) {
             fprintf(f, "  the %s range [0x%lx, 0x%lx) is %s at 0x%lx (mapping %s %s): the %s would %s it\n",
                     side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
@@ -206,7 +216,7 @@ static void print_what(FILE *f, const hs_event *e)
             fprintf(f, "  0x%lx was never allocated through a wrapped call\n", (unsigned long)c->free_ptr);
         break;
     case HS_KIND_RUNTIME_ERROR:
-        fprintf(f, "  the runtime returned %s (%d)\n", hs_frontend_active.error_name(e->result), e->result);
+        fprintf(f, "  the runtime returned %s (%d)\n", hs_layer_of(c->api)->error_name(e->result), e->result);
         if (e->action == HS_ACTION_FALLBACK)
             fprintf(f, "  the copy is in bounds: hipshadow staged it through its own GPU kernel and a D2H from the\n"
                        "  staging buffer, and the program got success (fallback=%s)\n", rp.opt->fallback);
@@ -385,6 +395,10 @@ static void write_json(const hs_event *e)
         jb(b, ",\"overrun\":%llu", (unsigned long long)fi->overrun);
     else
         jb(b, ",\"overrun\":null");
+    if (side_has_alloc(sub))
+        jb(b, ",\"device\":%d", sub->alloc.device);
+    else
+        jb(b, ",\"device\":null");
     jb(b, ",\"stream\":\"0x%lx\",\"stack\":[", (unsigned long)c->stream);
     uintptr_t frames[HS_STACK_MAX_FRAMES];
     int n = hs_stack_frames(e->stack, frames, HS_STACK_MAX_FRAMES);

@@ -54,13 +54,14 @@ const char *hs_mem_kind_name(uint32_t kind)
     case HS_MEM_PINNED_HOST: return "pinned host";
     case HS_MEM_REGISTERED_HOST: return "registered host";
     case HS_MEM_EXTERNAL_DEVICE: return "device (runtime-known)";
+    case HS_MEM_MAPPED: return "mapped device";
     default: return "unknown";
     }
 }
 
 bool hs_mem_kind_is_device(uint32_t kind)
 {
-    return kind == HS_MEM_DEVICE || kind == HS_MEM_MANAGED || kind == HS_MEM_EXTERNAL_DEVICE;
+    return kind == HS_MEM_DEVICE || kind == HS_MEM_MANAGED || kind == HS_MEM_EXTERNAL_DEVICE || kind == HS_MEM_MAPPED;
 }
 
 bool hs_mem_kind_is_host(uint32_t kind)
@@ -212,6 +213,11 @@ hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
     if (hs_span_count(&sh.freed) && hs_span_find(&sh.freed, addr, span))
         return HS_WHERE_FREED;
     return HS_WHERE_NONE;
+}
+
+void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above)
+{
+    hs_span_neighbours(&sh.live, addr, below, has_below, above, has_above);
 }
 
 void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg)

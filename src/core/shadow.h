@@ -11,6 +11,7 @@ typedef enum hs_mem_kind {
     HS_MEM_PINNED_HOST,     /* hipHostMalloc / hipMallocHost */
     HS_MEM_REGISTERED_HOST, /* hipHostRegister */
     HS_MEM_EXTERNAL_DEVICE, /* known to the runtime only (allocated through an unwrapped path) */
+    HS_MEM_MAPPED,          /* device memory mapped into a reserved range (cuMemMap, hipMemMap) */
 } hs_mem_kind;
 
 typedef enum hs_where {
@@ -40,6 +41,9 @@ void hs_shadow_restore(const hs_span *s);
 
 /* Lock-free: where addr lies. *span is filled for LIVE and FREED. */
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span);
+
+/* Lock-free: the live allocations nearest below and above addr (for addresses in none). */
+void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above);
 
 /* Exit-time visit of every live allocation. */
 void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg);

@@ -72,6 +72,28 @@ static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
 }
 
 bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, false, out); }
+
+void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                        bool *has_above)
+{
+    for (;;) {
+        unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
+        if (before & 1u)
+            continue;
+        const hs_span *items = atomic_load_explicit(&ix->items, memory_order_acquire);
+        size_t n = atomic_load_explicit(&ix->count, memory_order_acquire);
+        ptrdiff_t i = last_at_or_below(items, n, addr);
+        *has_below = i >= 0;
+        *has_above = (size_t)(i + 1) < n;
+        if (*has_below)
+            memcpy(below, &items[i], sizeof *below);
+        if (*has_above)
+            memcpy(above, &items[i + 1], sizeof *above);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&ix->seq, memory_order_relaxed) == before)
+            return;
+    }
+}
 bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, true, out); }
 size_t hs_span_count(hs_span_index *ix) { return atomic_load_explicit(&ix->count, memory_order_relaxed); }
 

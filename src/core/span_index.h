@@ -43,6 +43,10 @@ int hs_span_index_init(hs_span_index *ix);
 
 /* Lock-free: the span containing addr, copied into *out. */
 bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out);
+/* Lock-free: the span with the highest base <= addr, and the one after it (the nearest below
+ * and above, when addr lies in neither). */
+void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                        bool *has_above);
 /* Lock-free: the span whose base is exactly addr. */
 bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
 size_t hs_span_count(hs_span_index *ix);

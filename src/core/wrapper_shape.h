@@ -7,26 +7,33 @@
 #define HS_WRAPPER_SHAPE_H
 
 #include "core.h"
+#include "lookup.h"
 #include "util.h"
 
 #include <pthread.h>
 
-/* ret_t: the runtime's error type; blocked: what a blocked call returns; missing: what a call
- * returns when the runtime lacks the symbol; after_forward: a statement run after a forwarded
- * call (sees `call` and `r`). */
-#define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, after_forward, ...)            \
+/* ret_t: the layer's error type; blocked: what a blocked call returns; missing: what a call
+ * returns when the runtime lacks the symbol; resolve: a statement that resolves the layer's real
+ * functions (once).  A lookup (HS_OP_LOOKUP: get-proc-address) hands out wrappers even when the
+ * guard is held, since the runtime's own lookups run under wrapped calls. */
+#define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, resolve, ...)                  \
     HS_EXPORT ret_t name params                                                                      \
     {                                                                                                \
-        pthread_once(&resolve_once, resolve_all);                                                    \
+        resolve;                                                                                     \
         if (HS_UNLIKELY(!real_##name))                                                               \
             return missing;                                                                          \
-        if (!hs_enter())                                                                             \
-            return real_##name args;                                                                 \
         const hs_call call = {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}; \
+        if (!hs_enter()) {                                                                           \
+            ret_t r = real_##name args;                                                              \
+            if (call.op == HS_OP_LOOKUP && (int)r == 0)                                              \
+                hs_lookup_redirect(call.lookup_result);                                              \
+            return r;                                                                                \
+        }                                                                                            \
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
-        after_forward;                                                                               \
+        if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                  \
+            hs_lookup_redirect(call.lookup_result);                                                  \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
         hs_leave();                                                                                  \
         return r;                                                                                    \

@@ -49,6 +49,7 @@ static const char *const api_names[HS_HIP_API_COUNT] = {
 static hipError_t (*real_hipMemGetAddressRange)(hipDeviceptr_t *, size_t *, hipDeviceptr_t);
 static hipError_t (*real_hipPointerGetAttributes)(hipPointerAttribute_t *, const void *);
 static const char *(*real_hipGetErrorName)(hipError_t);
+static hipError_t (*real_hipGetDevice)(int *);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -62,34 +63,23 @@ static void resolve_all(void)
     *(void **)&real_hipMemGetAddressRange = hs_resolve("hipMemGetAddressRange", sonames, &runtime);
     *(void **)&real_hipPointerGetAttributes = hs_resolve("hipPointerGetAttributes", sonames, &runtime);
     *(void **)&real_hipGetErrorName = hs_resolve("hipGetErrorName", sonames, &runtime);
+    *(void **)&real_hipGetDevice = hs_resolve("hipGetDevice", sonames, &runtime);
 }
 
-static void redirect_lookup(const char *symbol, void **result);
+static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 
 #define HS_HIP_FN(name, params, args, ...)                                                            \
     HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,              \
-               hipErrorSharedObjectSymbolNotFound,                                                    \
-               if (call.op == HS_OP_LOOKUP && r == hipSuccess) redirect_lookup(call.lookup_symbol, call.lookup_result), \
-               __VA_ARGS__)
+               hipErrorSharedObjectSymbolNotFound, resolve_runtime(), __VA_ARGS__)
 #include "api.inc"
 #undef HS_HIP_FN
 
-/* hipGetProcAddress answers with the runtime's own function: hand out ours instead. */
-static void redirect_lookup(const char *symbol, void **result)
-{
-    static const struct { const char *name; void *wrapper; } ours[] = {
-#define HS_HIP_FN(name, params, args, ...) {#name, (void *)name},
+/* For hipGetProcAddress and dlsym on the runtime's handle: every wrapper, with its real function. */
+static const hs_lookup_entry lookup[] = {
+#define HS_HIP_FN(name, params, args, ...) {#name, (void *)name, (void *const *)&real_##name, NULL},
 #include "api.inc"
 #undef HS_HIP_FN
-    };
-    if (!symbol || !result)
-        return;
-    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
-        if (!strcmp(symbol, ours[i].name)) {
-            *result = ours[i].wrapper;
-            return;
-        }
-}
+};
 
 /* ---- what the core asks of this front-end ---- */
 
@@ -103,6 +93,12 @@ static const char *hip_error_name(int code)
 }
 
 static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
+
+static int hip_current_device(void)
+{
+    int device = -1;
+    return real_hipGetDevice && real_hipGetDevice(&device) == hipSuccess ? device : -1;
+}
 
 static bool hip_query_pointer(uintptr_t p, hs_span *span)
 {
@@ -131,7 +127,12 @@ static bool hip_query_pointer(uintptr_t p, hs_span *span)
 
 static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 
-extern const hs_kernel_ops hs_hip_kernel_ops;
+static const hs_layer runtime_layer = {
+    .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
+     .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
+     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
+};
+static const hs_layer *const layers[] = {&runtime_layer};
 
 const hs_frontend hs_frontend_active = {
     .runtime = "HIP",
@@ -139,8 +140,8 @@ const hs_frontend hs_frontend_active = {
     .runtime_id = 1,
     .api_names = api_names,
     .n_apis = HS_HIP_API_COUNT,
-    .error_name = hip_error_name,
-    .is_failure = hip_is_failure,
+    .layers = layers,
+    .n_layers = 1,
     .query_pointer = hip_query_pointer,
     .builtin_streams = hip_builtin_streams,
     .n_builtin_streams = 2,

@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 CONTRACT_FIELDS = {"kind", "severity", "api", "action", "direction", "dst", "src", "bytes", "alloc",
-                   "overrun", "stream", "stack", "thread", "time_ns"}
+                   "overrun", "stream", "stack", "thread", "time_ns", "device"}
 
 SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
            "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
@@ -144,6 +144,12 @@ CASES = {
         kinds={"out-of-bounds": 1, "runtime-error": 1},
         fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
         stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
+    "dlsym_returns_wrappers": dict(
+        program="dlsym_lookups",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024, "alloc.id": 1}},
+        stdout_has=["handle=1 next=1 default=1 version=1"],
+        stderr_has=["from hipMalloc"], stderr_lacks=["the runtime knows it"], exit=0),
     "async_overlap": dict(
         program="async_overlap",
         kinds={"async-overlap": 2},

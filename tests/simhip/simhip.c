@@ -8,7 +8,10 @@
  *  - hipFree synchronises the device first;
  *  - device memory lives in a reserved aperture; touching a freed part of it (from a queued or a
  *    synchronous copy) is a GPU fault: the sticky hipErrorIllegalAddress, returned from then on;
- *  - a destroyed or never-created stream gives hipErrorContextIsDestroyed (CLR's hip::isValid).
+ *  - a destroyed or never-created stream gives hipErrorContextIsDestroyed (CLR's hip::isValid);
+ *  - virtual memory management (hip_vm.cpp): reservations are PROT_NONE aperture space, handles are
+ *    memfds mapped over them; unmapped or inaccessible VMM space faults like freed memory;
+ *  - SIMHIP_DEVICES devices (default 2), the current one per thread; allocations remember it.
  * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here. */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
@@ -24,14 +27,20 @@
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 
-enum { OBJ_DEVICE = 1, OBJ_MANAGED, OBJ_PINNED, OBJ_REGISTERED };
+enum { OBJ_DEVICE = 1, OBJ_MANAGED, OBJ_PINNED, OBJ_REGISTERED, OBJ_MAPPED /* a hipMemMap'ed range */ };
 
 typedef struct sim_object {
     uintptr_t base;
     size_t size;
     int kind;
     void *pool;             /* hipMallocFromPoolAsync: the pool it came from */
+    int device;             /* the current device at allocation (a VMM mapping: its handle's) */
+    int access;             /* OBJ_MAPPED: hipMemAccessFlags granted by hipMemSetAccess */
+    struct sim_handle *handle; /* OBJ_MAPPED: the physical memory behind it */
 } sim_object;
+
+typedef struct sim_handle { int fd; size_t size; int device, refs; } sim_handle; /* hipMemCreate */
+typedef struct sim_rsv { uintptr_t base; size_t size; struct sim_rsv *next; } sim_rsv; /* hipMemAddressReserve */
 
 typedef enum { OP_COPY, OP_MEMSET, OP_FREE } op_type;
 
@@ -66,10 +75,23 @@ static struct {
     size_t n_objects, cap_objects;
     sim_stream null_stream, per_thread_stream;
     sim_stream *live_streams;
+    sim_rsv *reservations;
     atomic_int sticky;        /* hipErrorIllegalAddress once a fault happened */
 } sim = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread hipError_t last_error;
+static __thread int current_device; /* per thread, as CLR's hip::tls.device_ (hip_context.cpp) */
+
+static int device_count(void)
+{
+    static int n;
+    if (!n) {
+        const char *e = getenv("SIMHIP_DEVICES");
+        int v = e ? atoi(e) : 2;
+        n = v >= 1 && v <= 64 ? v : 2;
+    }
+    return n;
+}
 
 static int tracing(void)
 {
@@ -141,7 +163,7 @@ static int add_object(uintptr_t base, size_t size, int kind)
     }
     size_t at = upper_bound(base);
     memmove(&sim.objects[at + 1], &sim.objects[at], (sim.n_objects - at) * sizeof *sim.objects);
-    sim.objects[at] = (sim_object){base, size, kind, NULL};
+    sim.objects[at] = (sim_object){base, size, kind, NULL, current_device, 0, NULL};
     sim.n_objects++;
     return 0;
 }
@@ -151,6 +173,27 @@ static void remove_object(sim_object *o)
     size_t at = (size_t)(o - sim.objects);
     memmove(o, o + 1, (sim.n_objects - at - 1) * sizeof *o);
     sim.n_objects--;
+}
+
+static sim_rsv *find_rsv(uintptr_t p)
+{
+    for (sim_rsv *r = sim.reservations; r; r = r->next)
+        if (p - r->base < r->size)
+            return r;
+    return NULL;
+}
+
+/* Whether live objects cover [p, p+n): one object, or adjacent VMM mappings (a copy may run from
+ * one into the next), each granting at least `need` access; only_mapped: VMM mappings only. */
+static int covered(uintptr_t p, size_t n, int need, int only_mapped)
+{
+    for (uintptr_t end = p + (n ? n : 1); p < end;) {
+        sim_object *o = find_object(p);
+        if (!o || (o->kind == OBJ_MAPPED ? o->access < need : only_mapped || end > o->base + o->size))
+            return 0;
+        p = o->base + o->size;
+    }
+    return 1;
 }
 
 /* ---- streams ---- */
@@ -173,7 +216,9 @@ static hipError_t execute(const sim_op *op)
     if (atomic_load(&sim.sticky))
         return hipErrorIllegalAddress;
     uintptr_t d = (uintptr_t)op->dst, s = (uintptr_t)op->src;
-    if ((in_aperture(d) && !find_object(d)) || (op->type == OP_COPY && in_aperture(s) && !find_object(s))) {
+    int freeing = op->type == OP_FREE;
+    if ((in_aperture(d) && !covered(d, freeing ? 0 : op->bytes, freeing ? 0 : hipMemAccessFlagsProtReadWrite, 0)) ||
+        (op->type == OP_COPY && in_aperture(s) && !covered(s, op->bytes, hipMemAccessFlagsProtRead, 0))) {
         atomic_store(&sim.sticky, hipErrorIllegalAddress);
         return hipErrorIllegalAddress;
     }
@@ -187,7 +232,7 @@ static hipError_t execute(const sim_op *op)
         break;
     case OP_FREE: {
         sim_object *o = find_object(d);
-        if (o && o->base == d) {
+        if (o && o->base == d && o->kind != OBJ_MAPPED) {
             madvise((void *)o->base, o->size, MADV_DONTNEED);
             mprotect((void *)o->base, o->size, PROT_NONE);
             remove_object(o);
@@ -258,7 +303,15 @@ static hipError_t enqueue(sim_stream *st, sim_op op)
 static hipError_t validate_range(uintptr_t p, size_t bytes)
 {
     sim_object *o = find_object(p);
-    if (o && bytes > o->size - (p - o->base))
+    size_t limit = o ? o->size : 0;
+    /* A VMM mapping is checked against its whole reservation's size, yet with the offset into the
+     * mapping: ROCm/clr hipamd/src/hip_memory.cpp ihipMemcpy_validate, "If the mem object is a VMM
+     * sub buffer ... use parent's size" (commit 49b4aef8c, SWDEV-413997).  Overruns past the mapped
+     * space then fault when the copy runs. */
+    sim_rsv *r = o && o->kind == OBJ_MAPPED ? find_rsv(p) : NULL;
+    if (r)
+        limit = r->size;
+    if (o && bytes > limit - (p - o->base))
         return hipErrorInvalidValue;
     return hipSuccess;
 }
@@ -434,7 +487,7 @@ static hipError_t free_kind(void *ptr, int host)
     pthread_mutex_lock(&sim.lock);
     hipError_t e = drain_all(); /* hipFree synchronises the device */
     sim_object *o = find_object((uintptr_t)ptr);
-    if (!o || o->base != (uintptr_t)ptr || (host != (o->kind == OBJ_PINNED))) {
+    if (!o || o->base != (uintptr_t)ptr || (host != (o->kind == OBJ_PINNED)) || o->kind == OBJ_MAPPED) {
         e = hipErrorInvalidValue;
     } else if (host) {
         munmap((void *)o->base, o->size ? o->size : 1);
@@ -515,8 +568,11 @@ SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { T
 SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1); }
 SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
 SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
-SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { TRACE(); (void)dd; (void)sd; return do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { TRACE(); (void)dd; (void)sd; return do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
+/* ROCm/clr hipamd/src/hip_peer.cpp checks only that both device numbers exist, never that the
+ * pointers live there, then runs an ordinary D2D ihipMemcpy (same validation) on the stream. */
+static int bad_peer(int dd, int sd) { return dd < 0 || sd < 0 || dd >= device_count() || sd >= device_count(); }
+SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { TRACE(); return bad_peer(dd, sd) ? ret(hipErrorInvalidDevice) : do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
+SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { TRACE(); return bad_peer(dd, sd) ? ret(hipErrorInvalidDevice) : do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
 
 static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                           hipMemcpyKind kind, hipStream_t s, int async)
@@ -806,8 +862,220 @@ SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
 
 SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep) { TRACE(); (void)keep; return pool ? hipSuccess : ret(hipErrorInvalidValue); }
 
+/* ---- virtual memory management, as ROCm/clr hipamd/src/hip_vm.cpp ----
+ * A reservation is PROT_NONE aperture space, kept apart from the objects as CLR keeps it in
+ * MemObjMap's VirtualMemObjMap_.  hipMemMap adds the mapping itself as an object (CLR:
+ * rocclr/device/rocm/rocvirtual.cpp submitVirtualMap, AddMemObj(vcmd.ptr(), vaddr_sub_obj) with the
+ * handle's deviceId).  A handle is a memfd mapped MAP_SHARED over the reservation, so its pages
+ * outlive an unmap and alias when mapped twice, as physical memory does. */
+static const size_t VMM_GRANULARITY = 2u << 20;
+
+static int bad_prop(const hipMemAllocationProp *prop)
+{
+    return !prop || prop->type != hipMemAllocationTypePinned || prop->location.type != hipMemLocationTypeDevice ||
+           prop->location.id < 0 || prop->location.id >= device_count();
+}
+
+static void handle_unref(sim_handle *h)
+{
+    if (--h->refs == 0) {
+        close(h->fd);
+        free(h);
+    }
+}
+
+SIM_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop,
+                                                     hipMemAllocationGranularity_flags option)
+{
+    TRACE();
+    if (!granularity || bad_prop(prop) ||
+        (option != hipMemAllocationGranularityMinimum && option != hipMemAllocationGranularityRecommended))
+        return ret(hipErrorInvalidValue);
+    *granularity = VMM_GRANULARITY;
+    return hipSuccess;
+}
+
+SIM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
+{
+    TRACE();
+    INIT();
+    (void)addr; /* a hint: CLR does not promise to honour it */
+    if (!ptr || flags)
+        return ret(hipErrorInvalidValue);
+    if (!size || size % VMM_GRANULARITY || (alignment & (alignment - 1)))
+        return ret(hipErrorMemoryAllocation); /* CLR's answer for these, not InvalidValue */
+    size_t align = alignment > VMM_GRANULARITY ? alignment : VMM_GRANULARITY;
+    sim_rsv *r = malloc(sizeof *r);
+    pthread_mutex_lock(&sim.lock);
+    uintptr_t base = (sim.aperture_next + align - 1) & ~(uintptr_t)(align - 1);
+    hipError_t e = hipSuccess;
+    if (!r || base + size > sim.aperture + APERTURE_SIZE) {
+        free(r);
+        e = hipErrorOutOfMemory;
+    } else {
+        *r = (sim_rsv){base, size, sim.reservations};
+        sim.reservations = r;
+        sim.aperture_next = base + size;
+        *ptr = (void *)base;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* Refused while anything in the range is still mapped (CUDA's rule; CLR leaves it to ROCr). */
+SIM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
+{
+    TRACE();
+    INIT();
+    if (!ptr || !size)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = hipErrorInvalidValue;
+    for (sim_rsv **l = &sim.reservations; *l; l = &(*l)->next) {
+        sim_rsv *r = *l;
+        if (r->base != (uintptr_t)ptr)
+            continue;
+        size_t i = upper_bound(r->base - 1); /* the first object at or after the base */
+        if (i == sim.n_objects || sim.objects[i].base >= r->base + r->size) {
+            *l = r->next;
+            free(r);
+            e = hipSuccess;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+SIM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop,
+                                   unsigned long long flags)
+{
+    TRACE();
+    if (!handle || !size || flags || bad_prop(prop))
+        return ret(hipErrorInvalidValue);
+    if (prop->requestedHandleType != hipMemHandleTypeNone && prop->requestedHandleType != hipMemHandleTypePosixFileDescriptor)
+        return ret(hipErrorNotSupported);
+    if (size % VMM_GRANULARITY)
+        return ret(hipErrorInvalidValue);
+    sim_handle *h = malloc(sizeof *h);
+    int fd = memfd_create("simhip-vmm", MFD_CLOEXEC);
+    if (!h || fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        free(h);
+        if (fd >= 0)
+            close(fd);
+        return ret(hipErrorOutOfMemory);
+    }
+    *h = (sim_handle){fd, size, prop->location.id, 1};
+    *handle = (hipMemGenericAllocationHandle_t)h;
+    return hipSuccess;
+}
+
+/* Each mapping holds a reference too (CLR: hipMemMap retains, hipMemUnmap releases). */
+SIM_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
+{
+    TRACE();
+    INIT();
+    if (!handle)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    handle_unref((sim_handle *)handle);
+    pthread_mutex_unlock(&sim.lock);
+    return hipSuccess;
+}
+
+/* CLR maps nothing yet returns hipSuccess when ptr is in no reservation (submitVirtualMap returns
+ * early); the simulator says hipErrorInvalidValue for that, and for a misfit or an overlap. */
+SIM_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle,
+                                unsigned long long flags)
+{
+    TRACE();
+    INIT();
+    sim_handle *h = (sim_handle *)handle;
+    uintptr_t p = (uintptr_t)ptr;
+    if (!ptr || !h || !size || offset || flags)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    sim_rsv *r = find_rsv(p);
+    size_t i = upper_bound(p - 1);
+    hipError_t e = hipErrorInvalidValue;
+    if (r && (p | size) % VMM_GRANULARITY == 0 && size <= h->size && size <= r->size - (p - r->base) &&
+        !find_object(p) && (i == sim.n_objects || sim.objects[i].base >= p + size) &&
+        mmap(ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, h->fd, 0) != MAP_FAILED) {
+        if (add_object(p, size, OBJ_MAPPED) == 0) {
+            sim_object *o = find_object(p);
+            o->device = h->device;
+            o->handle = h;
+            h->refs++;
+            e = hipSuccess;
+        } else {
+            mmap(ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            e = hipErrorOutOfMemory;
+        }
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* The host is one address space for all devices: a mapping gets the most any descriptor grants,
+ * over the whole of every mapping the range touches. */
+SIM_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
+{
+    TRACE();
+    INIT();
+    if (!ptr || !size || !desc || !count)
+        return ret(hipErrorInvalidValue);
+    int access = 0;
+    for (size_t k = 0; k < count; k++) {
+        if (desc[k].location.id < 0 || desc[k].location.id >= device_count())
+            return ret(hipErrorInvalidValue);
+        access |= desc[k].flags;
+    }
+    int prot = access == hipMemAccessFlagsProtReadWrite ? PROT_READ | PROT_WRITE : access ? PROT_READ : PROT_NONE;
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = covered((uintptr_t)ptr, size, 0, 1) ? hipSuccess : hipErrorInvalidValue;
+    for (uintptr_t p = (uintptr_t)ptr; e == hipSuccess && p < (uintptr_t)ptr + size;) {
+        sim_object *o = find_object(p);
+        mprotect((void *)o->base, o->size, prot);
+        o->access = access;
+        p = o->base + o->size;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
+/* Whole mappings only.  CLR runs the unmap on the device's null stream and waits for it
+ * (submitVirtualMap: barrier, WaitCurrent), so that stream's queued work still sees the pages. */
+SIM_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
+{
+    TRACE();
+    INIT();
+    uintptr_t p = (uintptr_t)ptr;
+    if (!ptr || !size)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    sim_object *first = find_object(p), *last = find_object(p + size - 1);
+    hipError_t e = hipErrorInvalidValue;
+    if (covered(p, size, 0, 1) && first->base == p && last->base + last->size == p + size) {
+        drain(&sim.null_stream);
+        for (sim_object *o; p < (uintptr_t)ptr + size && (o = find_object(p));) {
+            sim_handle *h = o->handle;
+            size_t n = o->size;
+            mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            remove_object(o);
+            handle_unref(h);
+            p += n;
+        }
+        e = hipSuccess;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
 /* ---- pointers and errors ---- */
 
+/* On VMM memory both queries see the single mapping (CLR's MemObjMap holds the mapping's sub-buffer;
+ * the reservation lives in VirtualMemObjMap_, which getMemoryObject never reads): reserved but
+ * unmapped space is unknown, hipErrorInvalidValue / hipErrorNotFound. */
 SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
 {
     TRACE();
@@ -819,9 +1087,11 @@ SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const
     hipError_t e = hipErrorInvalidValue;
     if (o) {
         memset(attr, 0, sizeof *attr);
-        attr->memoryType = (o->kind == OBJ_DEVICE || o->kind == OBJ_MANAGED) ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        int dev_only = o->kind == OBJ_DEVICE || o->kind == OBJ_MAPPED;
+        attr->memoryType = (dev_only || o->kind == OBJ_MANAGED) ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        attr->device = o->device;
         attr->devicePointer = (void *)ptr;
-        attr->hostPointer = o->kind == OBJ_DEVICE ? NULL : (void *)ptr;
+        attr->hostPointer = dev_only ? NULL : (void *)ptr;
         attr->isManaged = o->kind == OBJ_MANAGED;
         e = hipSuccess;
     }
@@ -863,6 +1133,7 @@ SIM_EXPORT const char *hipGetErrorName(hipError_t e)
     NAME(hipErrorHostMemoryAlreadyRegistered) NAME(hipErrorHostMemoryNotRegistered) NAME(hipErrorInvalidDevice)
     NAME(hipErrorStreamCaptureUnsupported) NAME(hipErrorStreamCaptureImplicit) NAME(hipErrorIllegalState)
     NAME(hipErrorInvalidImage) NAME(hipErrorInvalidConfiguration) NAME(hipErrorInvalidDeviceFunction)
+    NAME(hipErrorNotSupported)
 #undef NAME
     default: return "hipErrorUnknown";
     }
@@ -883,9 +1154,16 @@ SIM_EXPORT const char *hipGetErrorString(hipError_t e)
 /* ---- device queries a program makes on the way ---- */
 
 SIM_EXPORT hipError_t hipInit(unsigned int flags) { (void)flags; INIT(); return hipSuccess; }
-SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { if (!n) return ret(hipErrorInvalidValue); *n = 1; return hipSuccess; }
-SIM_EXPORT hipError_t hipGetDevice(int *d) { if (!d) return ret(hipErrorInvalidValue); *d = 0; return hipSuccess; }
-SIM_EXPORT hipError_t hipSetDevice(int d) { return d == 0 ? hipSuccess : ret(hipErrorInvalidDevice); }
+SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { TRACE(); if (!n) return ret(hipErrorInvalidValue); *n = device_count(); return hipSuccess; }
+SIM_EXPORT hipError_t hipGetDevice(int *d) { if (!d) return ret(hipErrorInvalidValue); *d = current_device; return hipSuccess; }
+SIM_EXPORT hipError_t hipSetDevice(int d)
+{
+    TRACE();
+    if (d < 0 || d >= device_count())
+        return ret(hipErrorInvalidDevice);
+    current_device = d;
+    return hipSuccess;
+}
 SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
 SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
 SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
@@ -934,12 +1212,25 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
     return ret(hipErrorNotFound);
 }
 
-/* A kernel touching freed device memory faults, as a copy would. */
-static int device_range_ok(uintptr_t p, size_t n)
+/* A module's __device__ globals live in device memory the runtime allocated when it loaded the
+ * module: a program reaches them through hipModuleGetGlobal, never through an allocation call.
+ * Every module here has one global of 4096 bytes, whatever its name. */
+SIM_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t module, const char *name)
 {
-    sim_object *o = find_object(p);
-    return o && n <= o->size - (p - o->base);
+    TRACE();
+    if (!dptr || !module || !name)
+        return ret(hipErrorInvalidValue);
+    void **global = (void **)module; /* the module's first word: its global, once made */
+    if (!*global && device_alloc(global, 4096, OBJ_DEVICE) != hipSuccess)
+        return ret(hipErrorOutOfMemory);
+    *dptr = *global;
+    if (bytes)
+        *bytes = 4096;
+    return hipSuccess;
 }
+
+/* A kernel touching freed (or unmapped) device memory faults, as a copy would. */
+static int device_range_ok(uintptr_t p, size_t n, int need) { return covered(p, n, need, 0); }
 
 SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                             unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
@@ -961,7 +1252,8 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
         unsigned long long n = *(unsigned long long *)params[2];
         if (bx != 256 || by != 1 || (unit == 16 && (((uintptr_t)dst | (uintptr_t)src) & 15)))
             e = hipErrorInvalidConfiguration;
-        else if (!device_range_ok((uintptr_t)dst, n * unit) || !device_range_ok((uintptr_t)src, n * unit))
+        else if (!device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ||
+                 !device_range_ok((uintptr_t)src, n * unit, hipMemAccessFlagsProtRead))
             atomic_store(&sim.sticky, hipErrorIllegalAddress), e = hipErrorIllegalAddress;
         else
             memmove(dst, src, n * unit);
@@ -977,8 +1269,8 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
         if (bx != 32 || by != 8 || gx != (cols + tile - 1) / tile || gy == 0 ||
             (packed && (((uintptr_t)dst | (uintptr_t)src | dpitch | spitch) & (elem == 2 ? 7 : 3))))
             e = hipErrorInvalidConfiguration;
-        else if (!device_range_ok((uintptr_t)src, (rows - 1) * spitch + cols * elem) ||
-                 !device_range_ok((uintptr_t)dst, (cols - 1) * dpitch + rows * elem))
+        else if (!device_range_ok((uintptr_t)src, (rows - 1) * spitch + cols * elem, hipMemAccessFlagsProtRead) ||
+                 !device_range_ok((uintptr_t)dst, (cols - 1) * dpitch + rows * elem, hipMemAccessFlagsProtReadWrite))
             atomic_store(&sim.sticky, hipErrorIllegalAddress), e = hipErrorIllegalAddress;
         else
             for (unsigned long long r = 0; r < rows; r++)

@@ -97,7 +97,7 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             l->key.log = e->log;
             l->key.id = a->id;
             l->alloc = a;
-            l->device = a->mem_kind == 1 || a->mem_kind == 2;
+            l->device = a->mem_kind == 1 || a->mem_kind == 2 || a->mem_kind == 6; /* device, managed, mapped */
             HASH_ADD(hh, live, key, sizeof l->key, l);
             if (l->device) {
                 in_use += a->size;

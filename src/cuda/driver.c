@@ -1,0 +1,200 @@
+/* The CUDA driver front-end: the only file that defines exported cu* symbols.  Each entry point
+ * in driver.inc becomes one wrapper of the shape in wrapper_shape.h.
+ *
+ * libcuda.so.1 is loaded late: by the runtime, at its first call, and then often with
+ * RTLD_LOCAL.  So the driver's real functions are resolved when first needed and retried until
+ * the library is there, not once at start.  Each is also asked of the driver's own
+ * cuGetProcAddress, whose answers are what runtimes cache: those addresses are recognised too. */
+#define _GNU_SOURCE
+#include <cuda.h>
+
+#include "../core/gpu_kernels.h"
+#include "../core/shadow.h"
+#include "../core/wrapper_shape.h"
+#include "layers.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#undef cuGetProcAddress /* cuda.h maps it to cuGetProcAddress_v2: both are exported, both wrapped */
+
+#define P(x) ((uintptr_t)(x))
+#define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
+#define CU_PT(s) ((s) ? P(s) : P(CU_STREAM_PER_THREAD))
+#define CU_PER_THREAD .has_stream = true, .stream = P(CU_STREAM_PER_THREAD)
+
+/* ---- 2-D and 3-D copy descriptors (NULL-safe: the driver answers a NULL descriptor) ---- */
+
+static int memory_dir(CUmemorytype src, CUmemorytype dst)
+{
+    if (src == CU_MEMORYTYPE_UNIFIED || dst == CU_MEMORYTYPE_UNIFIED)
+        return HS_DIR_DEFAULT;
+    bool s = src == CU_MEMORYTYPE_DEVICE, d = dst == CU_MEMORYTYPE_DEVICE;
+    return s && d ? HS_DIR_D2D : s ? HS_DIR_D2H : d ? HS_DIR_H2D : HS_DIR_H2H;
+}
+
+/* A copy with an array on either side is not checked (arrays are opaque): it only orders. */
+#define DESCRIPTOR_OP(p) ((p) && (p)->srcMemoryType != CU_MEMORYTYPE_ARRAY && (p)->dstMemoryType != CU_MEMORYTYPE_ARRAY \
+                          ? HS_OP_COPY : HS_OP_OTHER)
+#define SIDE_BASE(type, host, dev) ((type) == CU_MEMORYTYPE_HOST ? P(host) : P(dev))
+
+#define COPY_2D(p)                                                                                                  \
+    .op = DESCRIPTOR_OP(p),                                                                                         \
+    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) + (p)->srcY * (p)->srcPitch + (p)->srcXInBytes : 0, \
+    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) + (p)->dstY * (p)->dstPitch + (p)->dstXInBytes : 0, \
+    .bytes = (p) ? (p)->WidthInBytes * (p)->Height : 0, .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0, \
+    .src_extent = (p) ? EXTENT_2D((p)->srcPitch, (p)->WidthInBytes, (p)->Height) : 0,                                \
+    .dst_extent = (p) ? EXTENT_2D((p)->dstPitch, (p)->WidthInBytes, (p)->Height) : 0
+
+/* Rows of `pitch` bytes, `height` rows to a slice: the bytes touched from the first one. */
+#define EXTENT_3D(pitch, height, p) \
+    ((p)->Height && (p)->Depth ? (((p)->Depth - 1) * (height) + (p)->Height - 1) * (pitch) + (p)->WidthInBytes : 0)
+#define COPY_3D(p)                                                                                                  \
+    .op = DESCRIPTOR_OP(p),                                                                                         \
+    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) +                                     \
+                 ((p)->srcZ * (p)->srcHeight + (p)->srcY) * (p)->srcPitch + (p)->srcXInBytes : 0,                   \
+    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) +                                     \
+                 ((p)->dstZ * (p)->dstHeight + (p)->dstY) * (p)->dstPitch + (p)->dstXInBytes : 0,                   \
+    .bytes = (p) ? (p)->WidthInBytes * (p)->Height * (p)->Depth : 0,                                               \
+    .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0,                                            \
+    .src_extent = (p) ? EXTENT_3D((p)->srcPitch, (p)->srcHeight, p) : 0,                                            \
+    .dst_extent = (p) ? EXTENT_3D((p)->dstPitch, (p)->dstHeight, p) : 0
+
+/* ---- the real functions ---- */
+
+#define HS_CU_FN(name, asked, version, flags, params, args, ...) static CUresult(*real_##name) params; static void *alias_##name;
+#include "driver.inc"
+#undef HS_CU_FN
+
+/* Called by hipshadow itself, never wrapped. */
+static CUresult (*real_cuGetErrorName)(CUresult, const char **);
+static CUresult (*real_cuCtxGetDevice)(CUdevice *);
+static CUresult (*real_cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+static CUresult (*real_cuMemGetAddressRange_v2)(CUdeviceptr *, size_t *, CUdeviceptr);
+static CUresult (*real_cuDriverGetVersion)(int *);
+
+static const char *const driver_sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
+
+/* 0: not yet (libcuda not loaded), 1: a thread is resolving, 2: done. */
+static atomic_int resolved;
+
+static void resolve_everything(void *drv)
+{
+#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
+    *(void **)&real_##name = hs_resolve(#name, driver_sonames, &drv);
+#include "driver.inc"
+#undef HS_CU_FN
+    *(void **)&real_cuGetErrorName = hs_resolve("cuGetErrorName", driver_sonames, &drv);
+    *(void **)&real_cuCtxGetDevice = hs_resolve("cuCtxGetDevice", driver_sonames, &drv);
+    *(void **)&real_cuPointerGetAttribute = hs_resolve("cuPointerGetAttribute", driver_sonames, &drv);
+    *(void **)&real_cuMemGetAddressRange_v2 = hs_resolve("cuMemGetAddressRange_v2", driver_sonames, &drv);
+    *(void **)&real_cuDriverGetVersion = hs_resolve("cuDriverGetVersion", driver_sonames, &drv);
+    /* What the driver's own lookup answers for each (a runtime caches these addresses). */
+    if (real_cuGetProcAddress_v2) {
+        CUdriverProcAddressQueryResult status;
+#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
+        if (real_cuGetProcAddress_v2(asked, &alias_##name, version, flags, &status) != CUDA_SUCCESS) alias_##name = NULL;
+#include "driver.inc"
+#undef HS_CU_FN
+    }
+}
+
+/* Resolves once libcuda is loaded.  `wait`: a wrapper needs its real function, so it waits for
+ * a resolution in progress; a lookup (which may run under the loader's lock) does not. */
+static void resolve_driver_now(bool wait)
+{
+    for (;;) {
+        int state = atomic_load_explicit(&resolved, memory_order_acquire);
+        if (state == 2 || (state == 1 && !wait))
+            return;
+        if (state == 1)
+            continue;
+        if (!atomic_compare_exchange_strong(&resolved, &state, 1))
+            continue;
+        void *drv = NULL;
+        bool loaded = hs_resolve("cuInit", driver_sonames, &drv) != NULL;
+        if (loaded)
+            resolve_everything(drv);
+        atomic_store_explicit(&resolved, loaded ? 2 : 0, memory_order_release);
+        return;
+    }
+}
+
+static void resolve_driver(void) { resolve_driver_now(false); }
+
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                       \
+    HS_WRAPPER(CUresult, name, params, args, HS_CU_API_##name, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND, \
+               resolve_driver_now(true), __VA_ARGS__)
+#include "driver.inc"
+#undef HS_CU_FN
+
+static const hs_lookup_entry lookup[] = {
+#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
+    {#name, (void *)name, (void *const *)&real_##name, (void *const *)&alias_##name},
+#include "driver.inc"
+#undef HS_CU_FN
+};
+
+/* ---- what the core asks of this layer ---- */
+
+static const char *driver_error_name(int code)
+{
+    const char *name = NULL;
+    if (real_cuGetErrorName && real_cuGetErrorName((CUresult)code, &name) == CUDA_SUCCESS && name)
+        return name;
+    static __thread char buf[32];
+    snprintf(buf, sizeof buf, "CUresult %d", code);
+    return buf;
+}
+
+static bool driver_is_failure(int code) { return code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY; }
+
+static int driver_current_device(void)
+{
+    CUdevice device = -1;
+    return real_cuCtxGetDevice && real_cuCtxGetDevice(&device) == CUDA_SUCCESS ? (int)device : -1;
+}
+
+/* The driver describes any device pointer, whichever layer allocated it.  A pointer in memory
+ * mapped with cuMemMap is answered one map at a time: such answers are marked HS_MEM_MAPPED so
+ * that the core can follow the adjacent maps (never an overrun from a partial answer).  Memory
+ * from cudaMalloc is IPC-capable and from no pool; mapped memory is neither. */
+bool hs_cuda_query_pointer(uintptr_t p, hs_span *span)
+{
+    resolve_driver();
+    if (!real_cuPointerGetAttribute)
+        return false;
+    unsigned int type = 0;
+    if (real_cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)p) != CUDA_SUCCESS ||
+        (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED))
+        return false;
+    int ordinal = 0, ipc = 1;
+    void *pool = NULL;
+    real_cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p);
+    bool mapped = real_cuPointerGetAttribute(&ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, (CUdeviceptr)p) ==
+                      CUDA_SUCCESS && !ipc &&
+                  real_cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)p) == CUDA_SUCCESS &&
+                  !pool;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (!real_cuMemGetAddressRange_v2 || real_cuMemGetAddressRange_v2(&base, &size, (CUdeviceptr)p) != CUDA_SUCCESS ||
+        !base) {
+        /* Known as device memory, extent unknown: nothing to check the range against. */
+        base = p;
+        size = SIZE_MAX - p;
+        mapped = false;
+    }
+    span->base = (uintptr_t)base;
+    span->size = size;
+    span->device = ordinal;
+    span->kind = mapped ? HS_MEM_MAPPED : 0;
+    return true;
+}
+
+const hs_layer hs_cuda_driver_layer = {
+    .name = "CUDA driver", .first_api = HS_CUDA_RUNTIME_END, .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
+    .error_name = driver_error_name, .is_failure = driver_is_failure,
+    .current_device = driver_current_device, .resolve = resolve_driver,
+    .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
+};

@@ -1,0 +1,26 @@
+/* The CUDA library's two layers and their api ids: the runtime's entry points (api.inc,
+ * wrappers.c) first, then the driver's (driver.inc, driver.c).  frontend.c puts them together. */
+#ifndef HS_CUDA_LAYERS_H
+#define HS_CUDA_LAYERS_H
+
+#include "../core/frontend.h"
+
+enum {
+#define HS_CUDA_FN(name, ...) HS_CUDA_API_##name,
+#include "api.inc"
+#undef HS_CUDA_FN
+    HS_CUDA_RUNTIME_END,
+    HS_CU_API_BEFORE_FIRST = HS_CUDA_RUNTIME_END - 1,
+#define HS_CU_FN(name, ...) HS_CU_API_##name,
+#include "driver.inc"
+#undef HS_CU_FN
+    HS_CUDA_API_COUNT
+};
+
+extern const hs_layer hs_cuda_runtime_layer; /* wrappers.c */
+extern const hs_layer hs_cuda_driver_layer;  /* driver.c */
+
+/* A pointer the shadow map does not know, as the driver describes it (driver.c). */
+bool hs_cuda_query_pointer(uintptr_t p, hs_span *span);
+
+#endif

@@ -1,0 +1,38 @@
+/* The CUDA library's front-end: the runtime layer (wrappers.c) and the driver layer (driver.c),
+ * one api-id space, one set of built-in streams (the runtime's and the driver's handles are
+ * the same values). */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "../core/gpu_kernels.h"
+#include "layers.h"
+
+#define P(x) ((uintptr_t)(x))
+
+static const char *const api_names[HS_CUDA_API_COUNT] = {
+#define HS_CUDA_FN(name, ...) [HS_CUDA_API_##name] = #name,
+#include "api.inc"
+#undef HS_CUDA_FN
+#define HS_CU_FN(name, ...) [HS_CU_API_##name] = #name,
+#include "driver.inc"
+#undef HS_CU_FN
+};
+
+static const hs_layer *const layers[] = {&hs_cuda_runtime_layer, &hs_cuda_driver_layer};
+
+static const uintptr_t builtin_streams[] = {0, P(cudaStreamLegacy), P(cudaStreamPerThread)};
+
+const hs_frontend hs_frontend_active = {
+    .runtime = "CUDA",
+    .kernels = &hs_cuda_kernel_ops,
+    .runtime_id = 2,
+    .api_names = api_names,
+    .n_apis = HS_CUDA_API_COUNT,
+    .layers = layers,
+    .n_layers = 2,
+    .query_pointer = hs_cuda_query_pointer,
+    .builtin_streams = builtin_streams,
+    .n_builtin_streams = 3,
+    .per_thread_stream = P(cudaStreamPerThread),
+    .legacy_stream = P(cudaStreamLegacy),
+};
