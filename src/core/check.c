@@ -216,21 +216,30 @@ int hs_check_free(const hs_call *call, const hs_facts *f, hs_finding *out, int m
     return k.n;
 }
 
-hs_finding hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const hs_finding *earlier,
-                           int n_earlier)
+static bool may_be_refused(hs_op op)
 {
-    (void)call;
+    return op == HS_OP_ALLOC || op == HS_OP_VMM_RESERVE || op == HS_OP_VMM_CREATE || op == HS_OP_POOL_CREATE ||
+           op == HS_OP_LOOKUP;
+}
+
+int hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const hs_finding *earlier, int n_earlier,
+                    hs_finding *out)
+{
     (void)f;
     /* The runtime refused an in-bounds copy from a sub-buffer, and hipshadow's kernel did it. */
-    if (rescued)
-        return (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_WARNING, HS_SIDE_SRC, 0, 0};
-    hs_finding fi = {HS_KIND_RUNTIME_ERROR, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
+    if (rescued) {
+        *out = (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_WARNING, HS_SIDE_SRC, 0, 0};
+        return 1;
+    }
+    if (may_be_refused(call->op) && n_earlier == 0)
+        return 0;
+    *out = (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
     for (int i = 0; i < n_earlier; i++)
         if (earlier[i].side) { /* point at the side the checks blamed */
-            fi.side = earlier[i].side;
+            out->side = earlier[i].side;
             break;
         }
-    return fi;
+    return 1;
 }
 
 hs_finding hs_check_leak(const hs_facts *f)

@@ -35,9 +35,12 @@ int hs_check_stream_work(const hs_call *call, const hs_facts *facts, hs_finding 
 int hs_check_free(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 
 /* After forwarding, when the runtime failed: runtime-error, pointing at the side the checks
- * before forwarding blamed.  `rescued`: hipshadow's fallback did the copy instead (a warning). */
-hs_finding hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier,
-                           int n_earlier);
+ * before forwarding blamed.  `rescued`: hipshadow's fallback did the copy instead (a warning).
+ * Requests a program must expect to be refused (allocations, reservations, physical handles,
+ * pools, lookups: out of memory, an unsupported property, a symbol this driver lacks) are no
+ * finding by themselves.  Returns the number of findings written to *out (0 or 1). */
+int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier,
+                    int n_earlier, hs_finding *out);
 /* At exit, for each allocation still live (facts->dst describes it): leak. */
 hs_finding hs_check_leak(const hs_facts *facts);
 

@@ -129,10 +129,10 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
             row->apply(c, st);
         goto done;
     }
+    hs_finding fi;
     if (hs_fallback_applies(c, st) && hs_fallback_stage(c, st) == 0) {
         /* The runtime refused an in-bounds copy from a sub-buffer; hipshadow's kernel did it. */
-        hs_finding fi = hs_check_result(c, &st->facts, true, st->findings, st->n_findings);
-        if (!suppressed(c, st, fi.kind))
+        if (hs_check_result(c, &st->facts, true, st->findings, st->n_findings, &fi) && !suppressed(c, st, fi.kind))
             report(c, st, &fi, HS_ACTION_FALLBACK, true, result);
         result = 0;
         goto done;
@@ -140,7 +140,8 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
     hs_model_unclaim(c, st); /* the runtime refused a free: the memory is still live */
     if (row->explain)
         row->explain(c, st);
-    hs_finding fi = hs_check_result(c, &st->facts, false, st->findings, st->n_findings);
+    if (!hs_check_result(c, &st->facts, false, st->findings, st->n_findings, &fi))
+        goto done; /* a refusal the program must expect */
     bool silenced = suppressed(c, st, fi.kind);
     if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);

@@ -14,6 +14,8 @@
 void hs_gather_stream_state(const hs_call *c, hs_call_state *st)
 {
     st->facts.stream_state = hs_stream_state_of(c->stream, &st->facts.stream_info);
+    if (st->facts.stream_state == HS_STREAM_NEVER_CREATED && hs_layer_of(c->api)->unannounced_streams)
+        st->facts.stream_state = HS_STREAM_OK; /* valid, but not modelled: no record, no ordering */
 }
 
 /* ---- memory ---- */

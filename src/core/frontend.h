@@ -29,6 +29,10 @@ typedef struct hs_layer {
     /* Makes sure the layer's real functions are resolved, when its library is loaded by now
      * (the CUDA driver is loaded late, by the runtime). */
     void (*resolve)(void);
+    /* Streams may reach this layer that it never saw created (a runtime makes its own under
+     * wrapped calls, which the layer below forwards unseen): a handle never seen is taken as
+     * valid, and only a destroyed one is invalid-stream. */
+    bool unannounced_streams;
     const hs_lookup_entry *lookup;       /* every exported wrapper of the layer, in any order */
     int n_lookup;
 } hs_layer;

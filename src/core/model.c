@@ -21,6 +21,8 @@ void hs_model_destroy_stream(const hs_call *c, hs_call_state *st)
 {
     uint32_t stack = hs_stack_capture();
     st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_now_ns(), &st->facts.stream_info);
+    if (st->facts.stream_state == HS_STREAM_NEVER_CREATED && hs_layer_of(c->api)->unannounced_streams)
+        st->facts.stream_state = HS_STREAM_OK; /* a stream the runtime made unseen */
     if (st->facts.stream_state != HS_STREAM_OK)
         st->stack = stack;
 }

@@ -195,6 +195,6 @@ bool hs_cuda_query_pointer(uintptr_t p, hs_span *span)
 const hs_layer hs_cuda_driver_layer = {
     .name = "CUDA driver", .first_api = HS_CUDA_RUNTIME_END, .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
     .error_name = driver_error_name, .is_failure = driver_is_failure,
-    .current_device = driver_current_device, .resolve = resolve_driver,
+    .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

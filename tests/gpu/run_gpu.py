@@ -6,6 +6,10 @@
                      on the same workload, and the per-call cost of cudaMemcpyAsync D2H
   run_gpu.py kernels hipshadow_transpose2d: correctness, bandwidth against D2D copy, and a D2H
                      staged by fallback=stage:fallback_always=1 against a direct one
+  run_gpu.py driver  the driver layer: gpu_cases built three ways (nvcc static, -cudart shared,
+                     CMake) give the same findings; ctypes through a runtime handle; PyTorch with
+                     expandable segments (zero findings, and a planted read past the last map)
+  run_gpu.py peer    two GPUs: a peer copy overrunning an allocation on device 1
 Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu)."""
 import json
 import os
@@ -117,7 +121,7 @@ def bench():
     print(f"GPT-2 generate (greedy, {gpt2[2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
           f"ratio {ms / mp:.3f}")
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-    if os.path.exists(sanitizer):
+    if os.path.exists(sanitizer) and not os.environ.get("SKIP_SANITIZER"):
         n = os.environ.get("SANITIZER_TOKENS", "16")
         try:
             proc = subprocess.run([sanitizer, "--tool", "memcheck", py, os.path.join(here, "torch_gpt2.py"), n, "2"],
@@ -159,7 +163,71 @@ def kernels():
               f"({ms / md:.2f}x)")
 
 
+CASES = [  # name, findings expected under mode=block (one bug, one finding), fields
+    ("oob", {"out-of-bounds": 1}, {"out-of-bounds": {"overrun": 1024, "alloc.size": 4096}}),
+    ("uaf", {"use-after-free": 1}, {}),
+    ("overlap", {"async-overlap": 1}, {}),
+    ("destroyed-stream", {"invalid-stream": 1}, {}),
+    ("direction", {"direction-mismatch": 1}, {}),
+    ("vmm-past-end", {"out-of-bounds": 1}, {"out-of-bounds": {"overrun": 4096}}),
+    ("vmm-clean", {}, {}),
+    ("clean", {}, {}),
+]
+
+
+def driver():
+    probe = run([os.path.join(gpu_bin, "gpu_cases"), "probe"], preload=False)[0]
+    if probe.returncode != 0:
+        print("SKIP: no usable CUDA device")
+        sys.exit(77)
+    table = {}
+    with tempfile.TemporaryDirectory() as builds:
+        b = subprocess.run(["bash", os.path.join(here, "build_three_ways.sh"), builds], capture_output=True, text=True)
+        print(b.stdout.strip(), b.stderr[-2000:])
+        if b.returncode:
+            failures.append("building three ways")
+            return
+        for way in ("static", "shared", "cmake"):
+            for name, kinds, fields in CASES:
+                options = [] if name in ("overlap", "clean", "vmm-clean") else ["mode=block"]
+                _, records = expect(f"{way}/{name}", [os.path.join(builds, way, "gpu_cases"), name], kinds,
+                                    options=options, fields=fields)
+                table[(name, way)] = ", ".join(f"{r['kind']} ({r['api']})" for r in records) or "none"
+    print("\n| case | nvcc (static) | nvcc -cudart shared | CMake |\n|---|---|---|---|")
+    for name, _, _ in CASES:
+        print(f"| {name} | " + " | ".join(table.get((name, w), "?") for w in ("static", "shared", "cmake")) + " |")
+    py = shutil.which("python3")
+    ct = os.path.join(here, "torch_ctypes.py")
+    expand = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    expect("ctypes-handle-past-segment", [py, ct, "handle"], {"out-of-bounds": 1}, options=["mode=block"],
+           fields={"out-of-bounds": {"overrun": 4096, "api": "cudaMemcpy"}})
+    expect("expandable: read past the last map", [py, ct, "expandable"], {"out-of-bounds": 1}, options=["mode=block"],
+           env_extra=expand, fields={"out-of-bounds": {"overrun": 4096}})
+    wl = os.path.join(here, "torch_workloads.py")
+    expect("expandable: gpt2 generate", [py, os.path.join(here, "torch_gpt2.py"), "64", "8"], {}, env_extra=expand,
+           out_has="TOKENS_PER_S", min_calls=100)
+    for what in ("llama", "adamw", "graph"):
+        expect(f"expandable: {what}", [py, wl, what], {}, env_extra=expand, out_has=f"OK {what}", min_calls=100)
+        expect(f"default allocator: {what}", [py, wl, what], {}, out_has=f"OK {what}", min_calls=100)
+
+
+def peer():
+    cases = os.path.join(gpu_bin, "gpu_cases")
+    with tempfile.TemporaryDirectory() as builds:
+        b = subprocess.run(["bash", os.path.join(here, "build_three_ways.sh"), builds], capture_output=True, text=True)
+        if b.returncode:
+            print(b.stdout, b.stderr[-2000:])
+            failures.append("building three ways")
+            return
+        for way in ("static", "shared"):
+            proc, records = expect(f"{way}/peer", [os.path.join(builds, way, "gpu_cases"), "peer"], {"out-of-bounds": 1},
+                                   options=["mode=block"], fields={"out-of-bounds": {"overrun": 1024, "device": 1}})
+            print("\n".join(l for l in proc.stderr.splitlines() if "allocation #" in l or "ERROR" in l))
+    expect("meson build/peer", [cases, "peer"], {"out-of-bounds": 1}, options=["mode=block"],
+           fields={"out-of-bounds": {"overrun": 1024, "device": 1}})
+
+
 if __name__ == "__main__":
-    {"tests": tests, "bench": bench, "kernels": kernels}[sys.argv[1]]()
+    {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)

@@ -154,19 +154,30 @@ static void test_runtime_error(void)
 {
     hs_call c = {.op = HS_OP_COPY, .bytes = 64, .dir = HS_DIR_D2H};
     hs_facts f = {0};
-    hs_finding fi = hs_check_result(&c, &f, false, NULL, 0);
+    hs_finding fi;
+    CHECK_EQ(hs_check_result(&c, &f, false, NULL, 0, &fi), 1);
     CHECK_EQ(fi.kind, HS_KIND_RUNTIME_ERROR);
     CHECK_EQ(fi.severity, HS_SEV_ERROR);
     CHECK_EQ(fi.side, HS_SIDE_NONE);
     /* it points at the side the checks before forwarding blamed */
     hs_finding earlier[2] = {{.kind = HS_KIND_INVALID_STREAM}, {.kind = HS_KIND_OUT_OF_BOUNDS, .side = HS_SIDE_SRC}};
-    fi = hs_check_result(&c, &f, false, earlier, 2);
+    CHECK_EQ(hs_check_result(&c, &f, false, earlier, 2, &fi), 1);
     CHECK_EQ(fi.side, HS_SIDE_SRC);
     /* rescued by the fallback: a warning about the source */
-    fi = hs_check_result(&c, &f, true, NULL, 0);
+    CHECK_EQ(hs_check_result(&c, &f, true, NULL, 0, &fi), 1);
     CHECK_EQ(fi.kind, HS_KIND_RUNTIME_ERROR);
     CHECK_EQ(fi.severity, HS_SEV_WARNING);
     CHECK_EQ(fi.side, HS_SIDE_SRC);
+    /* requests a program must expect to be refused: out of memory, an unsupported property, a
+     * symbol this driver lacks (PyTorch retries cuMemCreate; runtimes probe for symbols) */
+    hs_op refusable[] = {HS_OP_ALLOC, HS_OP_VMM_RESERVE, HS_OP_VMM_CREATE, HS_OP_POOL_CREATE, HS_OP_LOOKUP};
+    for (unsigned i = 0; i < sizeof refusable / sizeof *refusable; i++) {
+        hs_call a = {.op = refusable[i]};
+        CHECK_EQ(hs_check_result(&a, &f, false, NULL, 0, &fi), 0);
+        CHECK_EQ(hs_check_result(&a, &f, false, earlier, 2, &fi), 1); /* unless it explains a finding */
+    }
+    hs_call fr = {.op = HS_OP_FREE, .free_ptr = 0x1000};
+    CHECK_EQ(hs_check_result(&fr, &f, false, NULL, 0, &fi), 1); /* a refused free is a finding */
 }
 
 static void test_leak(void)
