@@ -177,9 +177,7 @@ typedef struct hs_call_state {
     bool released;
     hs_span allocated;        /* HS_OP_ALLOC: what was registered after the call */
     hs_decision decision;
-    /* streams */
     hs_stream *stream;        /* the stream record the call works on (NULL: none or invalid) */
-    hs_vclock sync_clock;     /* syncs and sync copies: what they wait for, taken at the call */
     /* post-mortem log */
     uint64_t start_ns;
     void *log_record;         /* the pending copy/memset record, patched after the call */
@@ -187,6 +185,9 @@ typedef struct hs_call_state {
     /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
     int rescued_result;
     bool fallback_used;
+    /* last, and not cleared with the rest (its entries are valid up to .n): syncs and sync
+     * copies: what they wait for, taken at the call */
+    hs_vclock sync_clock;
 } hs_call_state;
 
 /* ---- one finding, as reported ---- */

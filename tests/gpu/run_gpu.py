@@ -109,16 +109,39 @@ def tokens_per_s(proc):
     return float("nan")
 
 
+def bench_launch():
+    """ns per kernel launch, plain and under hipshadow, for the static and the shared runtime."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(here, "bench_launch.cu")
+        for way, flags in (("static", []), ("shared", ["-cudart", "shared"])):
+            exe = os.path.join(tmp, "bench_launch_" + way)
+            subprocess.run(["nvcc", "-O2", "-o", exe, src] + flags, check=True)
+            p, s = [], []
+            calls = 0
+            for _ in range(7):
+                p.append(float(subprocess.run([exe], capture_output=True, text=True).stdout))
+                proc = run([exe])[0]
+                s.append(float(proc.stdout))
+                calls = max([int(l.split(" in ")[1].split()[0]) for l in proc.stderr.splitlines()
+                             if l.startswith("SUMMARY: hipshadow:") and " checked calls" in l] or [0])
+            mp, ms = statistics.median(p), statistics.median(s)
+            print(f"kernel launch ({way} runtime): plain {mp:.0f} ns, hipshadow {ms:.0f} ns, added {ms - mp:.0f} ns "
+                  f"per launch (medians of 7, interleaved); {calls} wrapped calls checked for 201000 launches")
+
+
 def bench():
+    bench_launch()
     py = shutil.which("python3")
-    gpt2 = [py, os.path.join(here, "torch_gpt2.py"), os.environ.get("BENCH_TOKENS", "256"), "16"]
+    # One core set for both: batch-1 GPT-2 is bound by the CPU that launches its kernels.
+    pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
+    gpt2 = pin + [py, os.path.join(here, "torch_gpt2.py"), os.environ.get("BENCH_TOKENS", "256"), "16"]
     plain, shadow = [], []
     for i in range(int(os.environ.get("BENCH_RUNS", "5"))):
         plain.append(tokens_per_s(run(gpt2, preload=False)[0]))
         shadow.append(tokens_per_s(run(gpt2)[0]))
         print(f"run {i + 1}: plain {plain[-1]:.1f} tok/s, hipshadow {shadow[-1]:.1f} tok/s", flush=True)
     mp, ms = statistics.median(plain), statistics.median(shadow)
-    print(f"GPT-2 generate (greedy, {gpt2[2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
+    print(f"GPT-2 generate (greedy, {gpt2[-2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
           f"ratio {ms / mp:.3f}")
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if os.path.exists(sanitizer) and not os.environ.get("SKIP_SANITIZER"):
@@ -228,6 +251,7 @@ def peer():
 
 
 if __name__ == "__main__":
-    {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer}[sys.argv[1]]()
+    {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer,
+     "launch": bench_launch}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)
