@@ -15,14 +15,11 @@ static struct {
 
 void hs_fallback_init(const hs_options *o)
 {
+    /* the options parser took only off, stage or transpose, and fallback_staging in 1m..16g */
     const char *v = o->fallback;
-    if (strcmp(v, "off") && strcmp(v, "stage") && strcmp(v, "transpose")) {
-        fprintf(stderr, "hipshadow: option 'fallback': bad value '%s' (off, stage or transpose expected); fallback is off\n", v);
-        return;
-    }
     fb.on = strcmp(v, "off") != 0;
     fb.always = fb.on && o->fallback_always;
-    fb.staging_max = o->fallback_staging < (1u << 20) ? (1u << 20) : o->fallback_staging;
+    fb.staging_max = o->fallback_staging;
     if (fb.on && !hs_frontend_active.kernels)
         fprintf(stderr, "hipshadow: fallback=%s: this build has no GPU kernels; nothing will be rescued\n", v);
 }

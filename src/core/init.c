@@ -53,8 +53,19 @@ void hs_disable(const char *why)
         fprintf(stderr, "hipshadow: WARNING: %s; hipshadow is now disabled and the program carries on unchecked\n", why);
 }
 
+void hs_first_call(void)
+{
+    if (!atomic_exchange(&hs_used, true))
+        hs_log_open_for_process(); /* files are made by processes that use the runtime, not by every process */
+}
+
+/* The child is a process of its own: its own counts, files, findings and exit status. */
 static void child_after_fork(void)
 {
+    atomic_store(&hs_used, false);
+    atomic_store(&hs_checked_calls, 0);
+    hs_calls_here = 0;
+    hs_policy_after_fork();
     hs_thread_id_after_fork();
     hs_shadow_after_fork();
     hs_streams_after_fork();
@@ -90,7 +101,7 @@ static void init_once_body(void)
     hs_report_init(&options);
     hs_policy_init(&options);
     hs_fallback_init(&options);
-    hs_log_open(&options, hs_frontend_active.api_names, hs_frontend_active.n_apis, hs_frontend_active.runtime_id);
+    hs_log_configure(&options, hs_frontend_active.api_names, hs_frontend_active.n_apis, hs_frontend_active.runtime_id);
     if (pthread_atfork(NULL, NULL, child_after_fork) != 0) {
         hs_disable("pthread_atfork failed");
         return;
@@ -118,14 +129,29 @@ static void report_leak(const hs_span *s, void *arg)
     hs_report_finding(&e);
 }
 
+/* The exit summary and exitcode=, after every library's destructor: registered while
+ * destructors run, so exit() calls it once they are done (glibc runs handlers registered during
+ * exit).  Findings made by destructors that run after hipshadow's are counted, and exitcode=
+ * cuts no destructor short. */
+static void final_exit(void *arg)
+{
+    (void)arg;
+    hs_log_close();
+    hs_policy_at_exit(calls_seen());
+}
+
+/* The Itanium C++ ABI's registration, with no DSO: atexit() from a shared library ties the
+ * handler to the library, whose own finalisation would run it right after this destructor. */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
+
 /* Runs after the program's own destructors (we were initialised first).  State is left in
- * place: threads that outlive exit may still call wrappers. */
+ * place: threads that outlive exit, and later destructors, may still call wrappers. */
 __attribute__((destructor)) static void hs_destructor(void)
 {
     if (!hs_ready || atomic_load(&hs_disabled) || !atomic_load(&hs_used))
         return;
     if (options.detect_leaks)
         hs_shadow_foreach_live(report_leak, NULL);
-    hs_log_close();
-    hs_policy_at_exit(calls_seen());
+    if (__cxa_atexit(final_exit, NULL, NULL) != 0)
+        final_exit(NULL);
 }

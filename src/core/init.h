@@ -28,11 +28,14 @@ static inline bool hs_tool_active(void)
     return hs_ready && !atomic_load_explicit(&hs_disabled, memory_order_relaxed);
 }
 
+/* This process's first wrapped call: it makes its files (the post-mortem log) now. */
+void hs_first_call(void);
+
 /* A checked call: counted per thread, added up in batches (no shared cache line per call). */
 static inline void hs_count_call(void)
 {
     if (HS_UNLIKELY(!atomic_load_explicit(&hs_used, memory_order_relaxed)))
-        atomic_store(&hs_used, true);
+        hs_first_call();
     if (HS_UNLIKELY(++hs_calls_here == 256)) {
         atomic_fetch_add_explicit(&hs_checked_calls, hs_calls_here, memory_order_relaxed);
         hs_calls_here = 0;

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
 #include <errno.h>
@@ -256,53 +257,6 @@ void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n)
 
 /* ---- opening ---- */
 
-static const char *rank_string(char *buf, size_t len, int *rank)
-{
-    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "LOCAL_RANK"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) {
-            *rank = atoi(v);
-            snprintf(buf, len, "%s", v);
-            return buf;
-        }
-    }
-    *rank = -1;
-    return "norank";
-}
-
-static void expand_path(const char *template, char *out, size_t len, int *rank)
-{
-    char host[64] = "host", exe[512] = "exe", rank_buf[32];
-    gethostname(host, sizeof host - 1);
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0)
-        exe[n] = 0;
-    const char *exe_base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-    const char *rank_text = rank_string(rank_buf, sizeof rank_buf, rank);
-    size_t o = 0;
-    for (const char *p = template; *p && o + 1 < len; p++) {
-        const char *sub = NULL;
-        char pid[16];
-        if (p[0] == '%' && p[1]) {
-            switch (p[1]) {
-            case 'p': snprintf(pid, sizeof pid, "%d", (int)getpid()); sub = pid; break;
-            case 'h': sub = host; break;
-            case 'e': sub = exe_base; break;
-            case 'r': sub = rank_text; break;
-            case '%': sub = "%"; break;
-            }
-        }
-        if (sub) {
-            o += (size_t)snprintf(out + o, len - o, "%s", sub);
-            p++;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    out[o < len ? o : len - 1] = 0;
-}
-
 static void read_file_into(const char *path, char *buf, size_t len, bool nul_to_space)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -348,10 +302,10 @@ static void open_for_this_process(void)
 {
     const hs_options *o = lg.opt;
     bool full = !strcmp(o->log_mode, "full");
-    char path[4096];
+    char template[4096], path[4096];
     int rank;
-    expand_path(o->log, path, sizeof path, &rank);
-    lg.fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    hs_expand_path(o->log, template, sizeof template, &rank);
+    lg.fd = hs_create_unique(template, O_RDWR, path, sizeof path);
     if (lg.fd < 0) {
         atomic_store(&lg.on, false);
         if (!atomic_exchange(&lg.warned, true))
@@ -389,19 +343,19 @@ static void open_for_this_process(void)
     pthread_mutex_unlock(&lg.meta_lock);
 }
 
-void hs_log_open(const hs_options *o, const char *const *api_names, int n_apis, int runtime)
+void hs_log_configure(const hs_options *o, const char *const *api_names, int n_apis, int runtime)
 {
     lg.opt = o;
     lg.api_names = api_names;
     lg.n_apis = n_apis;
     lg.runtime = runtime;
-    if (!o->log[0])
-        return;
-    if (strcmp(o->log_mode, "ring") && strcmp(o->log_mode, "full")) {
-        fprintf(stderr, "hipshadow: option 'log_mode': bad value '%s' (ring or full expected); using ring\n", o->log_mode);
-        ((hs_options *)o)->log_mode = "ring";
-    }
-    open_for_this_process();
+    /* log_mode is ring or full: the options parser takes nothing else */
+}
+
+void hs_log_open_for_process(void)
+{
+    if (lg.opt && lg.opt->log[0] && lg.fd < 0)
+        open_for_this_process();
 }
 
 static void unmap_all(void)
@@ -431,7 +385,6 @@ void hs_log_after_fork(void)
     my_seq = 0;
     if (lg.fd < 0 || !lg.opt || !lg.opt->log[0])
         return;
-    bool was_on = hs_log_on();
     atomic_store(&lg.on, false);
     unmap_all();
     close(lg.fd);
@@ -441,8 +394,6 @@ void hs_log_after_fork(void)
     lg.meta_seq = 0;
     lg.module_generation = 0;
     atomic_store(&lg.warned, false);
-    if (was_on)
-        open_for_this_process();
 }
 
 void hs_log_close(void)

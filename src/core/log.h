@@ -9,9 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* At start: opens the file named by log= (a no-op when empty).  Problems give one warning and
- * leave logging off; the program carries on. */
-void hs_log_open(const hs_options *o, const char *const *api_names, int n_apis, int runtime);
+/* At start: remembers what to log.  No file is made yet: a process that never makes a wrapped
+ * call (a shell, a launcher, a worker that only computes) leaves nothing behind. */
+void hs_log_configure(const hs_options *o, const char *const *api_names, int n_apis, int runtime);
+/* At this process's first wrapped call: creates the file named by log= (a no-op when empty).
+ * Problems give one warning and leave logging off; the program carries on. */
+void hs_log_open_for_process(void);
 bool hs_log_on(void);
 
 /* Reserves `size` bytes for a record of `type` in this thread's chunk and fills its header.
@@ -26,6 +29,8 @@ bool hs_log_still_mine(const void *record);
  * objects were loaded since it was last written. */
 void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n);
 
+/* In a forked child: stops writing into the parent's file; the child's own is made at its first
+ * wrapped call. */
 void hs_log_after_fork(void);
 void hs_log_close(void);
 

@@ -15,15 +15,21 @@ typedef enum { HS_MODE_WARN, HS_MODE_BLOCK, HS_MODE_ABORT } hs_mode;
 #define HS_OPT_CTYPE_MODE   hs_mode
 
 typedef struct hs_options {
-#define HS_OPTION(type, name, def, help) HS_OPT_CTYPE_##type name;
+#define HS_OPTION(type, name, def, limits, help) HS_OPT_CTYPE_##type name;
 #include "options.inc"
 #undef HS_OPTION
 } hs_options;
 
 void hs_options_defaults(hs_options *o);
-/* Parses text into o.  Every problem is written to `warn` as one line naming the key or value;
- * a bad value keeps the default.  Returns the number of problems. */
+/* Parses text into o.  Every problem is written to `warn` as one line naming the key or value
+ * and, for a bad value, the range or the values allowed (options.inc's limits column); a bad
+ * value is not taken: the option keeps its value (the default, unless set earlier in text).
+ * Values longer than HS_OPTION_VALUE_MAX and keys longer than HS_OPTION_KEY_MAX are refused,
+ * not cut.  Returns the number of problems (as many lines went to `warn`). */
+enum { HS_OPTION_KEY_MAX = 63, HS_OPTION_VALUE_MAX = 4095 };
 int hs_options_parse(hs_options *o, const char *text, FILE *warn);
+/* The limits column of option `name` ("0..255", "warn|block|abort", ""); NULL for no such option. */
+const char *hs_option_limits(const char *name);
 void hs_options_print_help(const hs_options *defaults, FILE *out);
 void hs_options_print(const hs_options *o, FILE *out);
 /* "key=value:key=value" of every option, into buf (for the log header). */

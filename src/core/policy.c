@@ -3,6 +3,7 @@
 #include "check.h"
 #include "report.h"
 #include "stacks.h"
+#include "util.h"
 
 #include <fnmatch.h>
 #include <stdatomic.h>
@@ -22,6 +23,7 @@ static struct {
     int n_rules;
     atomic_uint_least64_t counts[HS_KIND_COUNT];
     atomic_uint_least64_t errors;
+    atomic_bool summarised;    /* the exit summary was printed */
 } pol;
 
 static int kind_by_name(const char *name)
@@ -116,6 +118,17 @@ void hs_policy_count(const hs_finding *f)
     atomic_fetch_add(&pol.counts[f->kind], 1);
     if (f->severity == HS_SEV_ERROR)
         atomic_fetch_add(&pol.errors, 1);
+    if (HS_UNLIKELY(atomic_load(&pol.summarised)))
+        hs_report_note("the next finding comes after the exit SUMMARY (from an exit handler or a thread that "
+                       "outlived exit); it is written to findings= and the log, and the exit status is already set");
+}
+
+void hs_policy_after_fork(void)
+{
+    for (int k = 0; k < HS_KIND_COUNT; k++)
+        atomic_store(&pol.counts[k], 0);
+    atomic_store(&pol.errors, 0);
+    atomic_store(&pol.summarised, false);
 }
 
 hs_decision hs_policy_decide(const hs_finding *f, int n)
@@ -153,6 +166,7 @@ void hs_policy_at_exit(uint64_t calls_checked)
         counts[k] = atomic_load(&pol.counts[k]);
     hs_report_summary(counts, atomic_load(&pol.errors), calls_checked);
     hs_report_flush();
+    atomic_store(&pol.summarised, true);
     if (pol.opt->exitcode > 0 && atomic_load(&pol.errors) > 0) {
         fflush(NULL); /* we leave through _exit: flush the program's stdio first */
         _exit((int)pol.opt->exitcode);

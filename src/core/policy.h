@@ -14,7 +14,11 @@ hs_decision hs_policy_decide(const hs_finding *f, int n);
 void hs_policy_count(const hs_finding *f);
 /* Info notes are said once per call site (the program's return address into its code). */
 bool hs_policy_first_at_site(uintptr_t caller);
-/* Exit: prints the summary (with the number of checked calls) and applies exitcode=. */
+/* Exit: prints the summary (with the number of checked calls) and applies exitcode=.  A
+ * finding made after it (an exit handler registered later, a thread) is still reported and
+ * said to come late. */
 void hs_policy_at_exit(uint64_t calls_checked);
+/* In a forked child: the counts start from zero (the parent's findings are the parent's). */
+void hs_policy_after_fork(void);
 
 #endif

@@ -1,11 +1,13 @@
 #define _GNU_SOURCE
 #include "report.h"
+#include "paths.h"
 #include "check.h"
 #include "frontend.h"
 #include "regions.h"
 #include "stacks.h"
 #include "util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,22 +34,14 @@ void hs_report_init(const hs_options *o) { rp.opt = o; }
 void hs_report_after_fork(void)
 {
     pthread_mutex_init(&rp.lock, NULL);
+    rp.printed = 0; /* the child's print_limit is its own */
     /* The child reopens its own files (text_pid/json_pid no longer match). */
 }
 
 int hs_open_template(const char *template, int flags)
 {
     char path[4096];
-    size_t n = 0;
-    for (const char *p = template; *p && n + 32 < sizeof path; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            n += (size_t)snprintf(path + n, sizeof path - n, "%d", (int)getpid());
-            p++;
-        } else {
-            path[n++] = *p;
-        }
-    }
-    path[n] = 0;
+    hs_expand_path(template, path, sizeof path, NULL);
     return open(path, flags | O_CLOEXEC, 0644);
 }
 
@@ -65,12 +59,26 @@ static FILE *text_out(void)
         int fd = hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND);
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
-            fprintf(stderr, "hipshadow: cannot open report_path '%s'; reporting on stderr\n", where);
+            fprintf(stderr, "hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
+                    strerror(errno));
             rp.text = stderr;
         }
     }
     rp.text_pid = pid;
     return rp.text;
+}
+
+/* After writing to the text report: if the writes failed (a full disk, /dev/full), say so once,
+ * with the reason, and go on with stderr.  True when the caller must write again to stderr. */
+static bool text_failed(FILE *f)
+{
+    if (f == stderr || (!ferror(f) && fflush(f) == 0))
+        return false;
+    int err = errno ? errno : EIO;
+    fprintf(stderr, "hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
+            rp.opt->report_path, strerror(err));
+    rp.text = stderr;
+    return true;
 }
 
 static const hs_side *side_of(const hs_event *e, hs_side_id id)
@@ -435,6 +443,8 @@ void hs_report_finding(const hs_event *e)
     FILE *f = text_out();
     if (rp.printed < rp.opt->print_limit) {
         print_text(f, e);
+        if (text_failed(f))
+            print_text(stderr, e);
         fflush(f);
     } else if (rp.printed == rp.opt->print_limit) {
         fprintf(f, "hipshadow: print_limit=%ld reached: later findings are counted%s but not printed\n",
@@ -447,10 +457,8 @@ void hs_report_finding(const hs_event *e)
     pthread_mutex_unlock(&rp.lock);
 }
 
-void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
+static void print_summary(FILE *f, const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
 {
-    pthread_mutex_lock(&rp.lock);
-    FILE *f = text_out();
     uint64_t total = 0;
     for (int k = 0; k < HS_KIND_COUNT; k++)
         total += counts[k];
@@ -463,6 +471,24 @@ void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, ui
             sep = ", ";
         }
     fprintf(f, " in %llu checked calls\n", (unsigned long long)calls_checked);
+}
+
+void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
+{
+    pthread_mutex_lock(&rp.lock);
+    FILE *f = text_out();
+    print_summary(f, counts, errors, calls_checked);
+    if (text_failed(f))
+        print_summary(stderr, counts, errors, calls_checked);
+    fflush(f);
+    pthread_mutex_unlock(&rp.lock);
+}
+
+void hs_report_note(const char *text)
+{
+    pthread_mutex_lock(&rp.lock);
+    FILE *f = text_out();
+    fprintf(f, "hipshadow: %s\n", text);
     fflush(f);
     pthread_mutex_unlock(&rp.lock);
 }

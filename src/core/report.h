@@ -12,8 +12,10 @@ void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, ui
 const char *hs_action_name(hs_action a);
 /* The side whose allocation a finding is about (NULL if none has one). */
 const hs_side *hs_report_subject(const hs_event *e);
-/* Opens "%p"-templated paths: pid is substituted. Returns an fd or -1. */
+/* Opens a templated path (%p pid, %h host, %e executable, %r rank: paths.h). Returns an fd or -1. */
 int hs_open_template(const char *template, int flags);
+/* One line "hipshadow: <text>" into the text report. */
+void hs_report_note(const char *text);
 void hs_report_flush(void);
 void hs_report_after_fork(void);
 

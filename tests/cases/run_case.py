@@ -132,6 +132,16 @@ CASES = {
         program="kv_cache_dump", options="report_path=@TMP@/report.%p.txt",
         kinds={"out-of-bounds": 1, "runtime-error": 1}, report_file_has=["ERROR: hipshadow: out-of-bounds"],
         stderr_lacks=["ERROR: hipshadow"], exit=0),
+    "report_path_unwritable": dict(
+        program="kv_cache_dump", options="report_path=/dev/full",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["option 'report_path': cannot write to '/dev/full': No space left on device; reporting on stderr",
+                    "ERROR: hipshadow: out-of-bounds", "SUMMARY: hipshadow: 2 findings"], exit=0),
+    "report_path_missing_dir": dict(
+        program="kv_cache_dump", options="report_path=/nonexistent-dir/r.%p.txt",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["option 'report_path': cannot open '/nonexistent-dir/r.%p.txt': No such file or directory",
+                    "ERROR: hipshadow: out-of-bounds", "SUMMARY: hipshadow: 2 findings"], exit=0),
     "pause_resume": dict(
         program="pause_resume",
         kinds={"out-of-bounds": 1, "runtime-error": 2},

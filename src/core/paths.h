@@ -1,0 +1,19 @@
+/* The files hipshadow writes (post-mortem log, findings, text report): their names from a
+ * template, and their creation.  One expansion for all of them:
+ *   %p  process id        %h  host name        %e  executable's base name
+ *   %r  rank (RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, LOCAL_RANK; "norank" when none)
+ *   %%  a percent sign */
+#ifndef HS_PATHS_H
+#define HS_PATHS_H
+
+#include <stddef.h>
+
+/* Expands template into out; *rank gets the rank number (-1 when none). */
+void hs_expand_path(const char *template, char *out, size_t len, int *rank);
+/* Creates a new file for this process (O_EXCL|O_NOFOLLOW, mode 0600).  When the name is taken
+ * (a program exec'd in the same process, a reused pid, a file left by an earlier run), "-1",
+ * "-2", ... is put before the extension, so no process ever writes into another's file.
+ * Returns the fd and the name used in `used`, or -1 with errno set. */
+int hs_create_unique(const char *path, int flags, char *used, size_t used_len);
+
+#endif

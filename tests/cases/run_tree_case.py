@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Process trees under the launcher, on the simulated runtime: shell scripts, ranks, worker
+pools, fork and exit order.  Each process that uses the runtime has its own files, counts and
+exit status; a process that never uses it leaves nothing behind.
+Usage: run_tree_case.py CASE (paths from the environment meson sets: HS_LAUNCHER, HS_CASES,
+HS_SIMHIP, HS_SOURCE)."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+launcher, cases, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
+source = os.environ["HS_SOURCE"]
+failures = []
+
+
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(cmd, options=(), env_extra=None):
+    args = [launcher]
+    for o in options:
+        args += ["--option", o]
+    env = dict(os.environ, LD_LIBRARY_PATH=simhip, **(env_extra or {}))
+    env.pop("HIPSHADOW_OPTIONS", None)
+    proc = subprocess.run(args + ["--"] + cmd, env=env, capture_output=True, text=True, timeout=300)
+    sys.stdout.write(proc.stdout[-3000:])
+    sys.stdout.write(proc.stderr[-3000:])
+    return proc
+
+
+def findings(path):
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+
+
+def report_json(logs):
+    proc = subprocess.run([launcher, "report", "--format", "json"] + logs, capture_output=True, text=True)
+    check(proc.returncode == 0, f"hipshadow report reads {len(logs)} logs")
+    return proc.stdout
+
+
+def summaries(text):
+    return [l for l in text.splitlines() if l.startswith("SUMMARY: hipshadow:") and "checked calls" in l]
+
+
+def case_shell_two_programs(tmp):
+    """bash -c "prog1; prog2": each program its own complete log; bash none."""
+    prog1, prog2 = os.path.join(cases, "use_after_free"), os.path.join(cases, "seed003_embedding")
+    # prog1 is forked and exec'd by bash; prog2, the last command, is exec'd in bash's own process
+    run(["bash", "-c", f"{prog1}; {prog2}"], options=[f"log={tmp}/hs.%p.log"])
+    logs = sorted(glob.glob(f"{tmp}/hs.*.log"))
+    check(len(logs) == 2, f"two logs, one per runtime-using program (got {[os.path.basename(l) for l in logs]})")
+    text = subprocess.run([launcher, "report", "--format", "text"] + logs, capture_output=True, text=True).stdout
+    for program, kind in (("use_after_free", "use-after-free"), ("seed003_embedding", "out-of-bounds")):
+        check(program in text and kind in text, f"{program}'s log has its {kind}")
+    check("bash" not in " ".join(os.path.basename(l) for l in logs), "bash made no log")
+
+
+def case_ranks_merged(tmp):
+    """4 ranks (RANK=0..3) through ctypes: 4 logs named by rank, merged by hipshadow report."""
+    proc = run(["python3", os.path.join(source, "tree_workers.py"), "ranks", "4"], options=[f"log={tmp}/hs.%r.log"])
+    logs = sorted(glob.glob(f"{tmp}/hs.*.log"))
+    names = [os.path.basename(l) for l in logs]
+    check(names == [f"hs.{r}.log" for r in range(4)], f"one log per rank, named by rank (got {names})")
+    merged = json.loads(report_json(logs))
+    ranks = sorted(l["rank"] for l in merged["logs"])
+    check(ranks == [0, 1, 2, 3], f"the merged report names the 4 ranks (got {ranks})")
+    oob = merged["summary"]["findings_by_kind"].get("out-of-bounds", 0)
+    check(oob == 4, f"the merged report has the 4 ranks' out-of-bounds (got {oob})")
+    check(proc.stdout.count(" exit 0") == 4, "every rank exited 0")
+
+
+def case_pool(tmp, method):
+    proc = run(["python3", os.path.join(source, "tree_workers.py"), "pool", method],
+               options=[f"findings={tmp}/f.%p.json", "exitcode=7"])
+    files = sorted(glob.glob(f"{tmp}/f.*.json"))
+    by_pid = {int(os.path.basename(f).split(".")[1]): findings(f) for f in files}
+    total = sum(len([r for r in rs if r["kind"] == "out-of-bounds"]) for rs in by_pid.values())
+    check(total == 7, f"{method}: 7 out-of-bounds findings in all, the parent's and the 6 tasks' (got {total})")
+    import re
+    tasks_by_pid = {}
+    for pid in re.findall(r"'task\d+ in (\d+)'", proc.stdout):
+        tasks_by_pid[int(pid)] = tasks_by_pid.get(int(pid), 0) + 1
+    parent = [pid for pid in by_pid if pid not in tasks_by_pid]
+    check(len(parent) == 1 and len([r for r in by_pid[parent[0]] if r["kind"] == "out-of-bounds"]) == 1,
+          f"{method}: the parent's file holds its one finding, none of the workers'")
+    for pid, n in tasks_by_pid.items():
+        own = len([r for r in by_pid.get(pid, []) if r["kind"] == "out-of-bounds"])
+        check(own == n, f"{method}: worker {pid}'s file holds its own {n} tasks' findings (got {own})")
+    for line in proc.stdout.splitlines():
+        if line.startswith("worker "):
+            pid, status = int(line.split()[1]), int(line.split()[3])
+            own = len([r for r in by_pid.get(pid, []) if r["kind"] == "out-of-bounds"])
+            check(status in (0, 7) and (status == 7) == (own > 0 and method == "spawn"),
+                  f"{method}: worker {pid} exits {status}, its own status ({own} findings of its own)")
+    check(proc.returncode == 7, f"{method}: the parent exits 7 for its own finding (got {proc.returncode})")
+
+
+def case_pool_fork(tmp):
+    case_pool(tmp, "fork")
+
+
+def case_pool_spawn(tmp):
+    case_pool(tmp, "spawn")
+
+
+def case_fork_quiet_child(tmp):
+    """A child that makes no runtime call inherits nothing: no SUMMARY, exit 0."""
+    proc = run([os.path.join(cases, "fork_after_finding"), "quiet"], options=["exitcode=7"])
+    check("child exit status 0" in proc.stdout, "the quiet child exits 0, not the parent's exitcode")
+    sums = summaries(proc.stderr)
+    check(len(sums) == 1 and "4 findings" in sums[0], f"one SUMMARY, the parent's 4 findings (got {sums})")
+    check(proc.returncode == 7, f"the parent exits 7 (got {proc.returncode})")
+
+
+def case_fork_child_own(tmp):
+    """A child's SUMMARY counts its own finding only."""
+    proc = run([os.path.join(cases, "fork_after_finding"), "own"], options=["exitcode=7"])
+    sums = summaries(proc.stderr)
+    check(len(sums) == 2, f"two SUMMARY lines (got {sums})")
+    check(any("2 findings (2 errors): out-of-bounds=1, runtime-error=1" in s for s in sums),
+          "the child's SUMMARY: its one bug (out-of-bounds and the runtime's error)")
+    check(any("4 findings" in s for s in sums), "the parent's SUMMARY: its two bugs")
+    check("child exit status 7" in proc.stdout, "the child exits with exitcode for its own error")
+
+
+def case_late_destructor(tmp):
+    """A library destructor that copies after hipshadow's: counted, written, and exitcode= lets
+    the destructor run."""
+    lib = os.path.join(cases, "liblate_destructor_lib.so")
+    proc = run([os.path.join(cases, "late_destructor")], options=[f"findings={tmp}/f.json", "exitcode=7"],
+               env_extra={"LD_PRELOAD": lib})
+    check("late_destructor_lib: destructor ran" in proc.stderr, "the library's destructor ran")
+    rs = findings(f"{tmp}/f.json")
+    check([r["kind"] for r in rs].count("out-of-bounds") == 2, f"its two out-of-bounds are in the findings file ({len(rs)} lines)")
+    sums = summaries(proc.stderr)
+    check(len(sums) == 1 and "out-of-bounds=2" in sums[0], f"the one SUMMARY counts them (got {sums})")
+    check(proc.returncode == 7, f"exitcode=7 applies to it (got {proc.returncode})")
+    last = [l for l in proc.stderr.splitlines() if l.strip()][-1]
+    check(last.startswith("SUMMARY: hipshadow:"), f"SUMMARY is the last line (got {last!r})")
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        globals()["case_" + sys.argv[1]](tmp)
+    sys.exit(1 if failures else 0)
