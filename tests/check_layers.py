@@ -12,6 +12,7 @@ The path, top to bottom (a module is a .c file and its .h, named by their stem):
   fallback      the GPU rescue of rejected copies
   report        the text and JSON reports
   check         the rules (pure)
+  launches      the launch ledger and the kernel cache (records of calls, in call.h's types)
   call          the types that flow down the path
   services      the shadow map, streams, order, host memory, regions, stacks, log, options, util...
 
@@ -31,6 +32,7 @@ RANKS = [
     ("fallback", ["fallback"]),
     ("report", ["report"]),
     ("check", ["check"]),
+    ("launches", ["ledger", "kernel_info"]),
     ("call", ["call"]),
     ("services", None),  # everything else
 ]

@@ -47,6 +47,8 @@ typedef enum hs_op {
     HS_OP_VMM_RELEASE,    /* vmm_handle is released */
     HS_OP_VMM_MAP,        /* vmm_handle is mapped at dst, bytes long */
     HS_OP_VMM_UNMAP,      /* [dst, dst + bytes) is unmapped */
+    HS_OP_MODULE_LOAD,    /* *out_module is loaded from module_image */
+    HS_OP_FUNCTION_GET,   /* *out_function is function_name of module */
     HS_OP_COUNT
 } hs_op;
 
@@ -95,7 +97,46 @@ typedef struct hs_call {
     /* lookups (hipGetProcAddress): the symbol asked for and where the answer goes */
     const char *lookup_symbol;
     void **lookup_result;
+    /* kernel launches: what names the kernel (a host stub, a module function, a graph), its
+     * geometry, and its arguments (one pointer per argument, to its value; or one buffer) */
+    const void *kernel;
+    uint8_t kernel_ref;       /* hs_kernel_ref */
+    uint32_t grid[3], block[3];
+    size_t shmem;
+    void **kernel_params;
+    const void *arg_buffer;   /* HIP_LAUNCH_PARAM_BUFFER_POINTER / CU_LAUNCH_PARAM_BUFFER_POINTER */
+    size_t arg_buffer_size;
+    /* modules */
+    void **out_module;
+    const void *module_image;
+    void **out_function;
+    const void *module;
+    const char *function_name;
 } hs_call;
+
+/* How a launch names its kernel, so the front-end can ask the runtime about it. */
+typedef enum hs_kernel_ref {
+    HS_KREF_NONE = 0,
+    HS_KREF_STUB,             /* a host-side stub: hipLaunchKernel, cudaLaunchKernel */
+    HS_KREF_FUNCTION,         /* a module function: hipFunction_t, CUfunction */
+    HS_KREF_GRAPH,            /* an executable graph: its kernels are not looked into */
+    HS_KREF_HOST_FN,          /* a host function run in stream order */
+} hs_kernel_ref;
+
+/* What a launch's arguments point into. */
+typedef enum hs_arg_state { HS_ARG_LIVE = 0, HS_ARG_FREED, HS_ARG_UNKNOWN } hs_arg_state;
+typedef enum hs_arg_how { HS_ARG_EXACT = 0, HS_ARG_SCANNED } hs_arg_how;
+
+typedef struct hs_launch_arg {
+    uint16_t index;           /* the argument's position (scanned: the byte offset / 8) */
+    uint8_t state;            /* hs_arg_state */
+    uint8_t how;              /* hs_arg_how: the platform says it is a pointer, or a scan found it */
+    uintptr_t value;
+    uint64_t alloc_id;
+    int64_t offset;           /* from the allocation's base */
+} hs_launch_arg;
+
+enum { HS_LAUNCH_MAX_ARGS = 8 };
 
 /* ---- the facts ---- */
 
@@ -136,6 +177,11 @@ typedef struct hs_facts {
     hs_conflict conflict;     /* async-overlap / free-while-pending: the other operation */
     /* frees: what the shadow map said when the allocation was released */
     hs_release_result release;
+    /* launches: the arguments that point into known allocations (live or freed) */
+    uint8_t n_args;
+    hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
+    /* after a failed call: the failure is a sticky device fault (asynchronous work faulted) */
+    bool device_fault;
     /* options the rules honour */
     bool want_notes;          /* notes=1: info notes such as pageable-async */
 } hs_facts;
@@ -204,6 +250,7 @@ typedef struct hs_event {
     uint32_t stack;           /* the program's stack at the call */
     uint32_t thread;
     uint64_t time_ns;
+    const struct hs_suspects *suspects; /* device-fault: the launches that may have caused it (ledger.h) */
 } hs_event;
 
 #endif

@@ -198,6 +198,19 @@ int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int m
     return n + hs_check_stream_work(call, f, out + n, max - n);
 }
 
+int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+{
+    int n = hs_check_stream_work(call, f, out, max);
+    sink k = {out + n, max - n, 0};
+    for (int i = 0; i < f->n_args; i++)
+        if (f->args[i].state == HS_ARG_FREED) {
+            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, f->args[i].how == HS_ARG_EXACT ? HS_SEV_ERROR : HS_SEV_WARNING,
+                HS_SIDE_DST, 0, 0);
+            break; /* one finding per launch: the report lists every argument */
+        }
+    return n + k.n;
+}
+
 int hs_check_free(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     sink k = {out, max, 0};
@@ -225,10 +238,16 @@ static bool may_be_refused(hs_op op)
 int hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const hs_finding *earlier, int n_earlier,
                     hs_finding *out)
 {
-    (void)f;
     /* The runtime refused an in-bounds copy from a sub-buffer, and hipshadow's kernel did it. */
     if (rescued) {
         *out = (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_WARNING, HS_SIDE_SRC, 0, 0};
+        return 1;
+    }
+    /* A sticky fault after checks that found nothing: not this call's doing, but the device's,
+     * from work already queued.  (A copy the checks caught touching freed memory faulted itself:
+     * that is runtime-error, explained by what the checks found.) */
+    if (f->device_fault && n_earlier == 0) {
+        *out = (hs_finding){HS_KIND_DEVICE_FAULT, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
         return 1;
     }
     if (may_be_refused(call->op) && n_earlier == 0)

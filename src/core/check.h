@@ -31,10 +31,14 @@ int hs_check_copy(const hs_call *call, const hs_facts *facts, hs_finding *out, i
 int hs_check_memory_op(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 /* capture-violation, async-overlap, pageable-async. */
 int hs_check_stream_work(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
+/* Launches: kernel-use-after-free (an argument points into freed memory: an error when the
+ * platform says the argument is a pointer, a warning when a scan found it). */
+int hs_check_launch(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 /* Frees: invalid-free (double, interior, never allocated), free-while-pending. */
 int hs_check_free(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 
-/* After forwarding, when the runtime failed: runtime-error, pointing at the side the checks
+/* After forwarding, when the runtime failed: device-fault when the failure is a sticky fault
+ * (facts->device_fault) and the checks before forwarding found nothing, else runtime-error, pointing at the side the checks
  * before forwarding blamed.  `rescued`: hipshadow's fallback did the copy instead (a warning).
  * Requests a program must expect to be refused (allocations, reservations, physical handles,
  * pools, lookups: out of memory, an unsupported property, a symbol this driver lacks) are no

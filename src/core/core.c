@@ -8,6 +8,7 @@
 #include "fallback.h"
 #include "frontend.h"
 #include "init.h"
+#include "ledger.h"
 #include "model.h"
 #include "ops.h"
 #include "policy.h"
@@ -47,17 +48,47 @@ static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
     return hs_policy_suppressed(kind, hs_frontend_active.api_names[c->api], st->stack);
 }
 
-static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action, bool has_result,
-                   int result)
+static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action, bool has_result,
+                        int result, const hs_suspects *suspects)
 {
     hs_policy_count(fi);
     hs_event e = {
         .call = c, .facts = &st->facts, .finding = fi, .action = action, .has_result = has_result, .result = result,
         .earlier = st->findings, .n_earlier = has_result ? st->n_findings : 0,
-        .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+        .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = suspects,
     };
     hs_record_finding(&e, st);
     hs_report_finding(&e);
+}
+
+static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action, bool has_result,
+                   int result)
+{
+    hs_suspects suspects; /* a device fault's suspects: the launches that have not completed */
+    if (fi->kind == HS_KIND_DEVICE_FAULT)
+        hs_ledger_suspects(&suspects);
+    report_with(c, st, fi, action, has_result, result, fi->kind == HS_KIND_DEVICE_FAULT ? &suspects : NULL);
+}
+
+/* serialize=1: wait for the launch just made; a fault now is this launch's. */
+static void serialize_launch(const hs_call *c, hs_call_state *st)
+{
+    const hs_layer *layer = hs_layer_of(c->api);
+    hs_suspects one = {.serialized = true};
+    if (!layer->stream_sync || !hs_ledger_last(st->stream, &one.launch[0]))
+        return;
+    int r = layer->stream_sync(c->stream);
+    if (r == 0) {
+        hs_order_complete(st->stream, one.launch[0].seq);
+        return;
+    }
+    hs_gather_result(c, st, r);
+    hs_finding fi;
+    if (!st->facts.device_fault || !hs_check_result(c, &st->facts, false, NULL, 0, &fi) ||
+        !hs_policy_first_device_fault() || suppressed(c, st, fi.kind))
+        return;
+    one.n = 1;
+    report_with(c, st, &fi, HS_ACTION_FORWARDED, true, r, &one);
 }
 
 /* Drops what is not to be said (info notes already said at this call site, suppressions),
@@ -129,6 +160,8 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
     if (!hs_layer_of(c->api)->is_failure(result)) {
         if (result == 0 && row->apply) /* not a "not ready" answer: the call did what it says */
             row->apply(c, st);
+        if (result == 0 && row->serialize && HS_UNLIKELY(hs_opts()->serialize))
+            serialize_launch(c, st);
         goto done;
     }
     hs_finding fi;
@@ -140,10 +173,13 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
         goto done;
     }
     hs_model_unclaim(c, st); /* the runtime refused a free: the memory is still live */
+    hs_gather_result(c, st, result);
     if (row->explain)
         row->explain(c, st);
     if (!hs_check_result(c, &st->facts, false, st->findings, st->n_findings, &fi))
         goto done; /* a refusal the program must expect */
+    if (fi.kind == HS_KIND_DEVICE_FAULT && !hs_policy_first_device_fault())
+        goto done; /* the same sticky fault, already reported with its suspects */
     bool silenced = suppressed(c, st, fi.kind);
     if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "frontend.h"
 #include "init.h"
+#include "kernel_info.h"
 #include "regions.h"
 #include "util.h"
 #include "vmm.h"
@@ -249,4 +250,71 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
                                                        : HS_WHERE_NONE;
     if (f->release == HS_RELEASE_UNKNOWN)
         ask_runtime(&f->dst); /* memory from an unwrapped path: does the runtime know it? */
+}
+
+/* ---- launches ---- */
+
+/* An argument value that lies in a known allocation (or, when the platform says it is a
+ * pointer, anywhere but NULL) becomes a fact; the first freed one is described as dst, so the
+ * report shows its allocation and free stacks. */
+static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
+{
+    hs_facts *f = &st->facts;
+    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS)
+        return;
+    hs_span span;
+    hs_where where = hs_shadow_lookup(value, &span);
+    if (where == HS_WHERE_NONE && !surely_pointer)
+        return; /* an integer can look like anything */
+    hs_launch_arg *a = &f->args[f->n_args++];
+    *a = (hs_launch_arg){.index = (uint16_t)index, .how = (uint8_t)how, .value = value,
+                         .state = where == HS_WHERE_LIVE ? HS_ARG_LIVE : where == HS_WHERE_FREED ? HS_ARG_FREED : HS_ARG_UNKNOWN};
+    if (where != HS_WHERE_NONE) {
+        a->alloc_id = span.id;
+        a->offset = (int64_t)(value - span.base);
+    }
+    if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
+        f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
+}
+
+static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)
+{
+    for (size_t off = 0; off + sizeof(uintptr_t) <= n; off += sizeof(uintptr_t)) {
+        uintptr_t v;
+        memcpy(&v, p + off, sizeof v);
+        note_arg(st, first_index + (unsigned)(off / sizeof v), v, HS_ARG_SCANNED, false);
+    }
+}
+
+void hs_gather_launch(const hs_call *c, hs_call_state *st)
+{
+    gather_stream_work(c, st);
+    const hs_kernel_info *k = hs_kernel_info_of(c);
+    if (c->arg_buffer && c->arg_buffer_size) { /* one buffer of known size: scanned whole */
+        scan_words(st, c->arg_buffer, c->arg_buffer_size, 0);
+        return;
+    }
+    if (!k || k->n_params <= 0 || !c->kernel_params)
+        return;
+    int n = k->n_params < HS_KERNEL_MAX_PARAMS ? k->n_params : HS_KERNEL_MAX_PARAMS;
+    for (int i = 0; i < n; i++) {
+        const hs_kernel_param *p = &k->params[i];
+        const void *value = c->kernel_params[i];
+        if (!value)
+            continue;
+        if (p->pointer_known) {
+            if (p->pointer && p->size == sizeof(uintptr_t))
+                note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, true);
+        } else if (p->size == sizeof(uintptr_t)) {
+            note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, false); /* a whole 8-byte parameter */
+        } else if (p->size > sizeof(uintptr_t)) {
+            scan_words(st, value, p->size, (unsigned)i); /* a struct passed by value */
+        }
+    }
+}
+
+void hs_gather_result(const hs_call *c, hs_call_state *st, int result)
+{
+    const hs_layer *layer = hs_layer_of(c->api);
+    st->facts.device_fault = layer->is_device_fault && layer->is_device_fault(result);
 }

@@ -16,6 +16,12 @@ void hs_gather_sync(const hs_call *c, hs_call_state *st);
 /* Frees, after the model released the allocation (hs_model_release): the pointer's side, and
  * any pending work that still uses the memory. */
 void hs_gather_free(const hs_call *c, hs_call_state *st);
+/* Launches: the kernel (kernel_info.h), and every argument that points into a known allocation,
+ * live or freed (AMD: the parameters the code object calls pointers; CUDA: every 8-byte
+ * parameter; by-value structs and untyped argument buffers are scanned word by word). */
+void hs_gather_launch(const hs_call *c, hs_call_state *st);
+/* After a failed call: is the failure a sticky fault of asynchronous work? */
+void hs_gather_result(const hs_call *c, hs_call_state *st, int result);
 /* The runtime failed a copy or memset: learn what the fast path skipped (ask the runtime about
  * both sides), so the report and the record carry every fact. */
 void hs_gather_after_failure(const hs_call *c, hs_call_state *st);

@@ -18,6 +18,13 @@ typedef struct hs_lookup_entry {
     void *const *alias;                  /* another address of it (a get-proc-address answer), or NULL */
 } hs_lookup_entry;
 
+/* One kernel parameter as the platform describes it. */
+typedef struct hs_kernel_param {
+    uint32_t offset, size;    /* in the argument buffer */
+    bool pointer_known;       /* the platform says whether it is a pointer (AMD code-object metadata) */
+    bool pointer;
+} hs_kernel_param;
+
 typedef struct hs_layer {
     const char *name;                    /* "HIP runtime", "CUDA runtime", "CUDA driver" */
     uint16_t first_api, n_apis;          /* its part of hs_call.api */
@@ -33,6 +40,17 @@ typedef struct hs_layer {
      * wrapped calls, which the layer below forwards unseen): a handle never seen is taken as
      * valid, and only a destroyed one is invalid-stream. */
     bool unannounced_streams;
+    /* Kernels.  A sticky fault of asynchronous work (illegal address, launch failure, ...). */
+    bool (*is_device_fault)(int code);
+    /* The kernel's name (NULL: unknown) and its parameters (the count, or -1: unknown); asked
+     * once per kernel, with the re-entrancy guard held. */
+    const char *(*kernel_name)(const void *kernel, int ref, uintptr_t stream);
+    int (*kernel_params)(const void *kernel, int ref, hs_kernel_param *out, int max);
+    /* serialize=1: waits for the stream and returns the runtime's code. */
+    int (*stream_sync)(uintptr_t stream);
+    /* Modules, for kernel metadata: a module was loaded from an image; a function was found in one. */
+    void (*module_loaded)(const void *module, const void *image);
+    void (*function_found)(const void *function, const void *module, const char *name);
     const hs_lookup_entry *lookup;       /* every exported wrapper of the layer, in any order */
     int n_lookup;
 } hs_layer;

@@ -2,6 +2,8 @@
  * always carries on. */
 #define _GNU_SOURCE
 #include "init.h"
+#include "kernel_info.h"
+#include "ledger.h"
 #include "check.h"
 #include "policy.h"
 #include "fallback.h"
@@ -74,6 +76,8 @@ static void child_after_fork(void)
     hs_report_after_fork();
     hs_regions_after_fork();
     hs_vmm_after_fork();
+    hs_ledger_after_fork();
+    hs_kernel_info_after_fork();
     hs_fallback_after_fork();
     hs_log_after_fork();
 }
@@ -98,6 +102,7 @@ static void init_once_body(void)
         hs_disable("cannot map memory for the shadow map");
         return;
     }
+    hs_ledger_init((unsigned)options.ledger_size);
     hs_report_init(&options);
     hs_policy_init(&options);
     hs_fallback_init(&options);

@@ -3,6 +3,8 @@
 #include "frontend.h"
 #include "init.h"
 #include "stacks.h"
+#include "kernel_info.h"
+#include "ledger.h"
 #include "util.h"
 #include "vmm.h"
 
@@ -141,6 +143,50 @@ void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 {
     (void)st;
     hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+}
+
+/* ---- launches ---- */
+
+void hs_model_launch(const hs_call *c, hs_call_state *st)
+{
+    hs_stream *s = st->stream;
+    if (!s || c->kernel_ref == HS_KREF_NONE)
+        return;
+    const hs_facts *f = &st->facts;
+    const hs_kernel_info *k = hs_kernel_info_of(c);
+    hs_launch l = {
+        .seq = hs_order_enqueue(s), .time_ns = hs_now_ns(), .stream = c->stream, .caller = c->caller,
+        .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0, .thread = hs_thread_id(),
+        .name = k ? k->name : NULL, .kernel = c->kernel, .shmem = (uint32_t)c->shmem, .api = c->api,
+        .kernel_ref = c->kernel_ref, .n_args = f->n_args,
+    };
+    if (!l.seq)
+        return; /* captured into a graph: it runs when the graph does */
+    for (int i = 0; i < 3; i++) {
+        l.grid[i] = c->grid[i];
+        l.block[i] = c->block[i];
+    }
+    for (int i = 0; i < f->n_args; i++)
+        l.args[i] = f->args[i];
+    hs_ledger_add(s, &l);
+}
+
+/* ---- modules ---- */
+
+void hs_model_module_load(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    const hs_layer *layer = hs_layer_of(c->api);
+    if (layer->module_loaded && c->out_module && *c->out_module)
+        layer->module_loaded(*c->out_module, c->module_image);
+}
+
+void hs_model_function_get(const hs_call *c, hs_call_state *st)
+{
+    (void)st;
+    const hs_layer *layer = hs_layer_of(c->api);
+    if (layer->function_found && c->out_function && *c->out_function && c->function_name)
+        layer->function_found(*c->out_function, c->module, c->function_name);
 }
 
 /* ---- virtual memory ---- */

@@ -27,6 +27,11 @@ void hs_model_event_record(const hs_call *c, hs_call_state *st);
 void hs_model_stream_wait(const hs_call *c, hs_call_state *st);
 void hs_model_capture_begin(const hs_call *c, hs_call_state *st);
 void hs_model_pool_destroy(const hs_call *c, hs_call_state *st);
+/* A launch: the stream's next operation, and an entry of the stream's ledger. */
+void hs_model_launch(const hs_call *c, hs_call_state *st);
+/* Modules: the front-end remembers images and function names (for kernel metadata). */
+void hs_model_module_load(const hs_call *c, hs_call_state *st);
+void hs_model_function_get(const hs_call *c, hs_call_state *st);
 /* Virtual memory: reservations, physical handles, maps (vmm.h). */
 void hs_model_vmm_reserve(const hs_call *c, hs_call_state *st);
 void hs_model_vmm_free(const hs_call *c, hs_call_state *st);

@@ -36,9 +36,11 @@ const hs_op_row hs_ops[HS_OP_COUNT] = {
                              .log_after = hs_record_capture_begin},
     [HS_OP_CAPTURE_END] = {.name = "capture-end", .settle = hs_model_capture_end, .log_after = hs_record_capture_end},
 
-    /* Launches order streams (the stream-handle rule applies); the kernels they run are not
-     * yet looked at. */
-    [HS_OP_LAUNCH] = {.name = "launch"},
+    [HS_OP_LAUNCH] = {.name = "launch", .gather = hs_gather_launch, .rules = hs_check_launch, .apply = hs_model_launch,
+                      .serialize = true},
+
+    [HS_OP_MODULE_LOAD] = {.name = "module-load", .apply = hs_model_module_load},
+    [HS_OP_FUNCTION_GET] = {.name = "function-get", .apply = hs_model_function_get},
 
     [HS_OP_VMM_RESERVE] = {.name = "vmm-reserve", .apply = hs_model_vmm_reserve},
     [HS_OP_VMM_FREE] = {.name = "vmm-free", .apply = hs_model_vmm_free},

@@ -13,6 +13,7 @@ typedef void (*hs_log_fn)(const hs_call *c, hs_call_state *st, int result);
 typedef struct hs_op_row {
     const char *name;
     bool pausable;                 /* hipshadow_pause() skips its gathering and rules */
+    bool serialize;                /* serialize=1 waits for it and checks for a fault (launches) */
     hs_step_fn claim;              /* model.c, before forwarding: changes others must see at once */
     hs_step_fn gather;             /* facts.c: what the rules need */
     hs_rule_fn rules;              /* check.c: findings, after the stream-handle rule every call gets */

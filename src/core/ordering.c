@@ -194,6 +194,18 @@ void hs_order_complete_clock(const hs_vclock *clock)
     }
 }
 
+uint64_t hs_order_enqueue(hs_stream *s)
+{
+    if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    legacy_order_locked(s);
+    retire_locked(s);
+    uint64_t seq = __atomic_add_fetch(&s->seq, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->lock);
+    return seq;
+}
+
 void hs_order_complete(hs_stream *s, uint64_t upto)
 {
     uint64_t done = atomic_load(&s->done);

@@ -19,6 +19,9 @@ typedef struct hs_conflict {
 void hs_order_find_overlap(hs_stream *s, const hs_pending_op *op, hs_conflict *overlap);
 /* The operation was forwarded: it is pending on s from now on (not while s is captured). */
 void hs_order_append(hs_stream *s, hs_pending_op *op);
+/* Work that touches no host range (a kernel): it only takes the stream's next operation number,
+ * which says when it is known complete.  0 while s is captured. */
+uint64_t hs_order_enqueue(hs_stream *s);
 
 /* Free-while-pending: a pending operation, on a stream other than `freeing` (NULL: any stream,
  * for host frees that happen now), that uses allocation `alloc_id` or the host range

@@ -24,6 +24,7 @@ static struct {
     atomic_uint_least64_t counts[HS_KIND_COUNT];
     atomic_uint_least64_t errors;
     atomic_bool summarised;    /* the exit summary was printed */
+    atomic_bool device_fault;  /* a sticky device fault was reported */
 } pol;
 
 static int kind_by_name(const char *name)
@@ -123,8 +124,11 @@ void hs_policy_count(const hs_finding *f)
                        "outlived exit); it is written to findings= and the log, and the exit status is already set");
 }
 
+bool hs_policy_first_device_fault(void) { return !atomic_exchange(&pol.device_fault, true); }
+
 void hs_policy_after_fork(void)
 {
+    atomic_store(&pol.device_fault, false);
     for (int k = 0; k < HS_KIND_COUNT; k++)
         atomic_store(&pol.counts[k], 0);
     atomic_store(&pol.errors, 0);

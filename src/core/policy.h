@@ -18,6 +18,9 @@ bool hs_policy_first_at_site(uintptr_t caller);
  * finding made after it (an exit handler registered later, a thread) is still reported and
  * said to come late. */
 void hs_policy_at_exit(uint64_t calls_checked);
+/* A sticky device fault is reported once: every later call that returns it is the same fault.
+ * True for the first. */
+bool hs_policy_first_device_fault(void);
 /* In a forked child: the counts start from zero (the parent's findings are the parent's). */
 void hs_policy_after_fork(void);
 

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include "report.h"
+#include "kernel_info.h"
+#include "ledger.h"
 #include "paths.h"
 #include "check.h"
 #include "frontend.h"
@@ -272,6 +274,31 @@ static void print_what(FILE *f, const hs_event *e)
         fprintf(f, "  stream 0x%lx is being captured into a graph: a synchronous %s is not allowed during capture\n",
                 (unsigned long)e->facts->capturing_stream, c->op == HS_OP_SYNC ? "synchronisation" : memset_or_copy(c));
         break;
+    case HS_KIND_DEVICE_FAULT:
+        fprintf(f, "  the runtime returned %s (%d): a fault of asynchronous work already on the device,\n"
+                   "  not of this call", hs_layer_of(c->api)->error_name(e->result), e->result);
+        if (e->suspects && e->suspects->serialized)
+            fprintf(f, " (serialize=1: the launch below, waited for right after it was made)\n");
+        else if (e->n_earlier)
+            fprintf(f, "; this call's own checks found:%s%s\n", e->n_earlier ? " " : "", hs_kind_name(e->earlier[0].kind));
+        else
+            fprintf(f, "; this call's own arguments were checked and are clean\n");
+        break;
+    case HS_KIND_KERNEL_USE_AFTER_FREE: {
+        const hs_facts *fa = e->facts;
+        for (int i = 0; i < fa->n_args; i++)
+            if (fa->args[i].state == HS_ARG_FREED) {
+                const hs_kernel_info *k = hs_kernel_info_of(c);
+                fprintf(f, "  kernel '%s' is launched with a pointer into freed memory:\n", k && k->name ? k->name : "?");
+                fprintf(f, "  argument %u = 0x%lx (%s) points into allocation #%llu + %lld, freed %.6f s before this launch\n",
+                        fa->args[i].index, (unsigned long)fa->args[i].value,
+                        fa->args[i].how == HS_ARG_EXACT ? "a pointer parameter" : "found by scanning the arguments",
+                        (unsigned long long)fa->args[i].alloc_id, (long long)fa->args[i].offset,
+                        (e->time_ns - fa->dst.alloc.end_time_ns) / 1e9);
+                break;
+            }
+        break;
+    }
     case HS_KIND_PAGEABLE_ASYNC:
         fprintf(f, "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
                    "  synchronous; pin the buffer (hipHostMalloc/cudaHostAlloc, or register it) for a truly\n"
@@ -280,6 +307,50 @@ static void print_what(FILE *f, const hs_event *e)
         break;
     default:
         break;
+    }
+}
+
+static const char *arg_state_name(int state)
+{
+    return state == HS_ARG_LIVE ? "live" : state == HS_ARG_FREED ? "freed" : "unknown";
+}
+
+static void print_launch_args(FILE *f, const hs_launch *l)
+{
+    for (int a = 0; a < l->n_args; a++) {
+        const hs_launch_arg *x = &l->args[a];
+        if (x->state == HS_ARG_UNKNOWN)
+            fprintf(f, "      arg %u = 0x%lx: in no known allocation (%s)\n", x->index, (unsigned long)x->value,
+                    x->how == HS_ARG_EXACT ? "a pointer parameter" : "scanned");
+        else
+            fprintf(f, "      arg %u = 0x%lx: allocation #%llu + %lld, %s%s\n", x->index, (unsigned long)x->value,
+                    (unsigned long long)x->alloc_id, (long long)x->offset, x->state == HS_ARG_FREED ? "FREED" : "live",
+                    x->how == HS_ARG_EXACT ? "" : " (scanned)");
+    }
+}
+
+/* A device fault's suspects: the launches not known to have completed, newest first. */
+static void print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
+{
+    if (!s->n) {
+        fprintf(f, "Suspects: no launch is pending that hipshadow saw (launches it does not wrap, or all completed)\n");
+        return;
+    }
+    fprintf(f, "Suspects (%s):\n", s->serialized ? "the launch that faulted" : "launches not yet known to have completed, newest first");
+    for (int i = 0; i < s->n; i++) {
+        const hs_launch *l = &s->launch[i];
+        char where[512];
+        hs_frame_describe(l->caller, where, sizeof where);
+        fprintf(f, "  #%d kernel '%s' (%s) on stream 0x%lx, grid (%u,%u,%u) block (%u,%u,%u), %.6f s before, by thread T%u\n",
+                i, l->name ? l->name : "?", hs_frontend_active.api_names[l->api], (unsigned long)l->stream, l->grid[0],
+                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], (now_ns - l->time_ns) / 1e9, l->thread);
+        print_launch_args(f, l);
+        if (l->stack) {
+            fprintf(f, "    launched at:\n");
+            hs_stack_print(l->stack, f);
+        } else {
+            fprintf(f, "    launched from %s (launch_stacks=1 keeps the whole stack)\n", where);
+        }
     }
 }
 
@@ -337,6 +408,8 @@ static void print_text(FILE *f, const hs_event *e)
         fprintf(f, "Stream destroyed by thread T%u:\n", e->facts->stream_info.end_thread);
         hs_stack_print(e->facts->stream_info.end_stack, f);
     }
+    if (e->suspects)
+        print_suspects(f, e->suspects, e->time_ns);
     fprintf(f, "SUMMARY: hipshadow: %s %s", hs_kind_name(fi->kind), api);
     if (side_has_alloc(sub))
         fprintf(f, " allocation #%llu+%llu", (unsigned long long)sub->alloc.id,
@@ -416,7 +489,37 @@ static void write_json(const hs_event *e)
         jb(b, i ? "," : "");
         jb_string(b, where);
     }
-    jb(b, "],\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
+    jb(b, "]");
+    if (e->suspects || fi->kind == HS_KIND_KERNEL_USE_AFTER_FREE) {
+        jb(b, ",\"kernels\":[");
+        int n = e->suspects ? e->suspects->n : 1;
+        for (int i = 0; i < n; i++) {
+            const hs_launch *l = e->suspects ? &e->suspects->launch[i] : NULL;
+            const hs_launch_arg *args = l ? l->args : e->facts->args;
+            int n_args = l ? l->n_args : e->facts->n_args;
+            jb(b, "%s{\"name\":", i ? "," : "");
+            const hs_kernel_info *k = l ? NULL : hs_kernel_info_of(c);
+            const char *name = l ? l->name : k ? k->name : NULL;
+            if (name)
+                jb_string(b, name);
+            else
+                jb(b, "null");
+            jb(b, ",\"stream\":\"0x%lx\",\"args\":[", (unsigned long)(l ? l->stream : c->stream));
+            for (int a = 0; a < n_args; a++) {
+                const hs_launch_arg *x = &args[a];
+                jb(b, "%s{\"index\":%u,\"alloc\":", a ? "," : "", x->index);
+                if (x->state == HS_ARG_UNKNOWN)
+                    jb(b, "null");
+                else
+                    jb(b, "{\"id\":%llu,\"offset\":%lld}", (unsigned long long)x->alloc_id, (long long)x->offset);
+                jb(b, ",\"state\":\"%s\",\"how\":\"%s\"}", arg_state_name(x->state),
+                   x->how == HS_ARG_EXACT ? "exact" : "scanned");
+            }
+            jb(b, "]}");
+        }
+        jb(b, "]");
+    }
+    jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();
     if (rp.json_fd < 0 || rp.json_pid != pid) {

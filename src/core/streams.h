@@ -51,6 +51,7 @@ typedef struct hs_stream {
     uint32_t pending_cap, pending_head, pending_n;
     atomic_uint pending_host;     /* pending ops with a host range: 0 lets others skip this stream */
     bool overflowed;              /* stopped tracking: pending_cap reached without a sync */
+    _Atomic(struct hs_ledger *) ledger; /* its recent launches (ledger.c), made at the first */
 } hs_stream;
 
 typedef struct hs_gpu_event {

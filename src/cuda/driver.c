@@ -23,6 +23,27 @@
 #define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define CU_PT(s) ((s) ? P(s) : P(CU_STREAM_PER_THREAD))
 #define CU_PER_THREAD .has_stream = true, .stream = P(CU_STREAM_PER_THREAD)
+/* A launch: the function, its geometry and its arguments. */
+#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \
+    .block = {bx, by, bz}, .shmem = (shm), .kernel_params = (params)
+#define KERNEL_CONFIG(cfg, f, params)                                                                   \
+    KERNEL_XYZ(f, (cfg) ? (cfg)->gridDimX : 0, (cfg) ? (cfg)->gridDimY : 0, (cfg) ? (cfg)->gridDimZ : 0,    \
+               (cfg) ? (cfg)->blockDimX : 0, (cfg) ? (cfg)->blockDimY : 0, (cfg) ? (cfg)->blockDimZ : 0,     \
+               (cfg) ? (cfg)->sharedMemBytes : 0, params)
+/* `extra`: {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END} */
+#define EXTRA_BUFFER(extra) .arg_buffer = extra_param(extra, CU_LAUNCH_PARAM_BUFFER_POINTER), \
+    .arg_buffer_size = extra_size(extra_param(extra, CU_LAUNCH_PARAM_BUFFER_SIZE))
+
+static const void *extra_param(void **extra, void *key)
+{
+    for (int i = 0; extra && i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2)
+        if (extra[i] == key)
+            return extra[i + 1];
+    return NULL;
+}
+
+static size_t extra_size(const void *p) { return p ? *(const size_t *)p : 0; }
 
 /* ---- 2-D and 3-D copy descriptors (NULL-safe: the driver answers a NULL descriptor) ---- */
 
@@ -73,6 +94,8 @@ static CUresult (*real_cuCtxGetDevice)(CUdevice *);
 static CUresult (*real_cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
 static CUresult (*real_cuMemGetAddressRange_v2)(CUdeviceptr *, size_t *, CUdeviceptr);
 static CUresult (*real_cuDriverGetVersion)(int *);
+static CUresult (*real_cuFuncGetName)(const char **, CUfunction);
+static CUresult (*real_cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 
 static const char *const driver_sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
 
@@ -90,6 +113,8 @@ static void resolve_everything(void *drv)
     *(void **)&real_cuPointerGetAttribute = hs_resolve("cuPointerGetAttribute", driver_sonames, &drv);
     *(void **)&real_cuMemGetAddressRange_v2 = hs_resolve("cuMemGetAddressRange_v2", driver_sonames, &drv);
     *(void **)&real_cuDriverGetVersion = hs_resolve("cuDriverGetVersion", driver_sonames, &drv);
+    *(void **)&real_cuFuncGetName = hs_resolve("cuFuncGetName", driver_sonames, &drv);
+    *(void **)&real_cuFuncGetParamInfo = hs_resolve("cuFuncGetParamInfo", driver_sonames, &drv);
     /* What the driver's own lookup answers for each (a runtime caches these addresses). */
     if (real_cuGetProcAddress_v2) {
         CUdriverProcAddressQueryResult status;
@@ -156,6 +181,44 @@ static int driver_current_device(void)
     return real_cuCtxGetDevice && real_cuCtxGetDevice(&device) == CUDA_SUCCESS ? (int)device : -1;
 }
 
+/* ---- kernels ---- */
+
+bool hs_cuda_is_device_fault(int code)
+{
+    return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
+           code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+           code == CUDA_ERROR_INVALID_ADDRESS_SPACE || code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_ASSERT ||
+           code == CUDA_ERROR_LAUNCH_TIMEOUT;
+}
+
+static const char *driver_kernel_name(const void *kernel, int ref, uintptr_t stream)
+{
+    (void)stream;
+    const char *name = NULL;
+    if (ref == HS_KREF_FUNCTION && real_cuFuncGetName && real_cuFuncGetName(&name, (CUfunction)kernel) == CUDA_SUCCESS)
+        return name;
+    return NULL;
+}
+
+/* The driver gives each parameter's offset and size (CUDA >= 12.4), not whether it is a pointer. */
+static int driver_kernel_params(const void *kernel, int ref, hs_kernel_param *out, int max)
+{
+    if (ref != HS_KREF_FUNCTION || !real_cuFuncGetParamInfo)
+        return -1;
+    int n = 0;
+    size_t offset, size;
+    while (n < max && real_cuFuncGetParamInfo((CUfunction)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+        out[n] = (hs_kernel_param){.offset = (uint32_t)offset, .size = (uint32_t)size};
+        n++;
+    }
+    return n ? n : -1;
+}
+
+static int driver_stream_sync(uintptr_t stream)
+{
+    return real_cuStreamSynchronize ? real_cuStreamSynchronize((CUstream)stream) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /* The driver describes any device pointer, whichever layer allocated it.  A pointer in memory
  * mapped with cuMemMap is answered one map at a time: such answers are marked HS_MEM_MAPPED so
  * that the core can follow the adjacent maps (never an overrun from a partial answer).  Memory
@@ -196,5 +259,7 @@ const hs_layer hs_cuda_driver_layer = {
     .name = "CUDA driver", .first_api = HS_CUDA_RUNTIME_END, .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
     .error_name = driver_error_name, .is_failure = driver_is_failure,
     .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
+    .is_device_fault = hs_cuda_is_device_fault, .kernel_name = driver_kernel_name,
+    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

@@ -20,6 +20,10 @@ enum {
 extern const hs_layer hs_cuda_runtime_layer; /* wrappers.c */
 extern const hs_layer hs_cuda_driver_layer;  /* driver.c */
 
+/* The sticky faults of asynchronous work; the runtime's and the driver's codes are the same
+ * numbers (700 illegal address, 714-719, ...) (driver.c). */
+bool hs_cuda_is_device_fault(int code);
+
 /* A pointer the shadow map does not know, as the driver describes it (driver.c). */
 bool hs_cuda_query_pointer(uintptr_t p, hs_span *span);
 

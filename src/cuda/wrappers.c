@@ -18,6 +18,15 @@
 #define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define PER_THREAD .has_stream = true, .stream = P(cudaStreamPerThread)
 #define PTSZ_STREAM(s) ((s) ? P(s) : P(cudaStreamPerThread))
+/* A launch: the kernel (its host stub), its geometry and its arguments. */
+#define KERNEL(f, grid_, block_, shm, params)                                                           \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_STUB, .grid = {(grid_).x, (grid_).y, (grid_).z}, \
+    .block = {(block_).x, (block_).y, (block_).z}, .shmem = (shm), .kernel_params = (params)
+#define KERNEL_CONFIG(cfg, f, params)                                                                   \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_STUB,                        \
+    .grid = {(cfg) ? (cfg)->gridDim.x : 0, (cfg) ? (cfg)->gridDim.y : 0, (cfg) ? (cfg)->gridDim.z : 0},   \
+    .block = {(cfg) ? (cfg)->blockDim.x : 0, (cfg) ? (cfg)->blockDim.y : 0, (cfg) ? (cfg)->blockDim.z : 0}, \
+    .shmem = (cfg) ? (cfg)->dynamicSmemBytes : 0, .kernel_params = (params)
 
 /* The real entry points, resolved once. */
 #define HS_CUDA_FN(name, params, args, ...) static cudaError_t(*real_##name) params;
@@ -27,6 +36,8 @@
 /* Called by hipshadow itself, never wrapped. */
 static const char *(*real_cudaGetErrorName)(cudaError_t);
 static cudaError_t (*real_cudaGetDevice)(int *);
+static cudaError_t (*real_cudaFuncGetName)(const char **, const void *);
+static cudaError_t (*real_cudaFuncGetParamInfo)(const void *, size_t, size_t *, size_t *);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -39,6 +50,8 @@ static void resolve_all(void)
 #undef HS_CUDA_FN
     *(void **)&real_cudaGetErrorName = hs_resolve("cudaGetErrorName", sonames, &runtime);
     *(void **)&real_cudaGetDevice = hs_resolve("cudaGetDevice", sonames, &runtime);
+    *(void **)&real_cudaFuncGetName = hs_resolve("cudaFuncGetName", sonames, &runtime);
+    *(void **)&real_cudaFuncGetParamInfo = hs_resolve("cudaFuncGetParamInfo", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -75,8 +88,40 @@ static int cuda_current_device(void)
     return real_cudaGetDevice && real_cudaGetDevice(&device) == cudaSuccess ? device : -1;
 }
 
+/* ---- kernels ---- */
+
+static const char *cuda_kernel_name(const void *kernel, int ref, uintptr_t stream)
+{
+    (void)stream;
+    const char *name = NULL;
+    if (ref == HS_KREF_STUB && real_cudaFuncGetName && real_cudaFuncGetName(&name, kernel) == cudaSuccess)
+        return name;
+    return NULL;
+}
+
+/* The runtime gives each parameter's offset and size, not whether it is a pointer. */
+static int cuda_kernel_params(const void *kernel, int ref, hs_kernel_param *out, int max)
+{
+    if (ref != HS_KREF_STUB || !real_cudaFuncGetParamInfo)
+        return -1;
+    int n = 0;
+    size_t offset, size;
+    while (n < max && real_cudaFuncGetParamInfo(kernel, (size_t)n, &offset, &size) == cudaSuccess) {
+        out[n] = (hs_kernel_param){.offset = (uint32_t)offset, .size = (uint32_t)size};
+        n++;
+    }
+    return n;
+}
+
+static int cuda_stream_sync(uintptr_t stream)
+{
+    return real_cudaStreamSynchronize ? real_cudaStreamSynchronize((cudaStream_t)stream) : cudaErrorNotSupported;
+}
+
 const hs_layer hs_cuda_runtime_layer = {
     .name = "CUDA runtime", .first_api = 0, .n_apis = HS_CUDA_RUNTIME_END, .error_name = cuda_error_name,
     .is_failure = cuda_is_failure, .current_device = cuda_current_device, .resolve = resolve_runtime,
+    .is_device_fault = hs_cuda_is_device_fault, .kernel_name = cuda_kernel_name, .kernel_params = cuda_kernel_params,
+    .stream_sync = cuda_stream_sync,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

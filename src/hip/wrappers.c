@@ -8,7 +8,10 @@
 #include "../core/frontend.h"
 #include "../core/gpu_kernels.h"
 #include "../core/shadow.h"
+#include "../core/kernel_info.h"
 #include "../core/util.h"
+#include "modules.h"
+#include "params.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,6 +29,27 @@
 #define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
 #define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
+#define STREAM(s) .has_stream = true, .stream = P(s)
+/* A launch: the kernel, how it is named, its geometry and its arguments. */
+#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \
+    .block = {bx, by, bz}, .shmem = (shm), .kernel_params = (params)
+#define KERNEL(f, ref, grid_, block_, shm, params)                                                     \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = ref, .grid = {(grid_).x, (grid_).y, (grid_).z}, \
+    .block = {(block_).x, (block_).y, (block_).z}, .shmem = (shm), .kernel_params = (params)
+/* `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END} */
+#define EXTRA_BUFFER(extra) .arg_buffer = hs_extra_param(extra, HIP_LAUNCH_PARAM_BUFFER_POINTER), \
+    .arg_buffer_size = hs_extra_size(hs_extra_param(extra, HIP_LAUNCH_PARAM_BUFFER_SIZE))
+
+static const void *hs_extra_param(void **extra, void *key)
+{
+    for (int i = 0; extra && i < 16 && extra[i] != HIP_LAUNCH_PARAM_END; i += 2)
+        if (extra[i] == key)
+            return extra[i + 1];
+    return NULL;
+}
+
+static size_t hs_extra_size(const void *p) { return p ? *(const size_t *)p : 0; }
 
 enum {
 #define HS_HIP_FN(name, params, args, ...) HS_HIP_API_##name,
@@ -50,6 +74,8 @@ static hipError_t (*real_hipMemGetAddressRange)(hipDeviceptr_t *, size_t *, hipD
 static hipError_t (*real_hipPointerGetAttributes)(hipPointerAttribute_t *, const void *);
 static const char *(*real_hipGetErrorName)(hipError_t);
 static hipError_t (*real_hipGetDevice)(int *);
+static const char *(*real_hipKernelNameRef)(const hipFunction_t);
+static const char *(*real_hipKernelNameRefByPtr)(const void *, hipStream_t);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -64,6 +90,8 @@ static void resolve_all(void)
     *(void **)&real_hipPointerGetAttributes = hs_resolve("hipPointerGetAttributes", sonames, &runtime);
     *(void **)&real_hipGetErrorName = hs_resolve("hipGetErrorName", sonames, &runtime);
     *(void **)&real_hipGetDevice = hs_resolve("hipGetDevice", sonames, &runtime);
+    *(void **)&real_hipKernelNameRef = hs_resolve("hipKernelNameRef", sonames, &runtime);
+    *(void **)&real_hipKernelNameRefByPtr = hs_resolve("hipKernelNameRefByPtr", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -100,6 +128,54 @@ static int hip_current_device(void)
     return real_hipGetDevice && real_hipGetDevice(&device) == hipSuccess ? device : -1;
 }
 
+/* ---- kernels ---- */
+
+static bool hip_is_device_fault(int code)
+{
+    return code == hipErrorIllegalAddress || code == hipErrorLaunchFailure || code == hipErrorAssert ||
+           code == hipErrorLaunchTimeOut;
+}
+
+static const char *hip_kernel_name(const void *kernel, int ref, uintptr_t stream)
+{
+    const void *image;
+    const char *name;
+    if (ref == HS_KREF_FUNCTION && hs_hip_function_source(kernel, &image, &name))
+        return name;
+    if (ref == HS_KREF_FUNCTION && real_hipKernelNameRef)
+        return real_hipKernelNameRef((hipFunction_t)kernel);
+    if (ref == HS_KREF_STUB && real_hipKernelNameRefByPtr)
+        return real_hipKernelNameRefByPtr(kernel, (hipStream_t)stream);
+    return NULL;
+}
+
+/* AMD says which arguments are pointers: the code object's metadata (global_buffer). */
+static int hip_kernel_params(const void *kernel, int ref, hs_kernel_param *out, int max)
+{
+    const void *image;
+    const char *name;
+    if (ref != HS_KREF_FUNCTION || !hs_hip_function_source(kernel, &image, &name))
+        return -1; /* host stubs: their fat binaries are not looked into yet */
+    hs_kernel_arg args[HS_KERNEL_MAX_PARAMS];
+    int n = hs_amd_kernel_args(image, hs_amd_image_size(image), name, args, HS_KERNEL_MAX_PARAMS);
+    for (int i = 0; i < n && i < max && i < HS_KERNEL_MAX_PARAMS; i++)
+        out[i] = (hs_kernel_param){.offset = args[i].offset, .size = args[i].size, .pointer_known = true,
+                                   .pointer = args[i].pointer};
+    return n;
+}
+
+static int hip_stream_sync(uintptr_t stream)
+{
+    return real_hipStreamSynchronize ? real_hipStreamSynchronize((hipStream_t)stream) : hipErrorNotSupported;
+}
+
+static void hip_module_loaded(const void *module, const void *image) { hs_hip_module_loaded(module, image); }
+
+static void hip_function_found(const void *function, const void *module, const char *name)
+{
+    hs_hip_function_found(function, module, name);
+}
+
 static bool hip_query_pointer(uintptr_t p, hs_span *span)
 {
     if (!real_hipPointerGetAttributes || !real_hipMemGetAddressRange)
@@ -130,6 +206,8 @@ static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 static const hs_layer runtime_layer = {
     .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
      .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
+     .is_device_fault = hip_is_device_fault, .kernel_name = hip_kernel_name, .kernel_params = hip_kernel_params,
+     .stream_sync = hip_stream_sync, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
      .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };
 static const hs_layer *const layers[] = {&runtime_layer};

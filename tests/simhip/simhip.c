@@ -1179,6 +1179,8 @@ SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
  * named kernel on the host, in stream order, with the real kernels' launch contract. */
 
 typedef struct sim_function { char name[64]; } sim_function;
+typedef void (*simhip_kernel_fn)(void **params);
+static simhip_kernel_fn user_kernel(const char *name);
 static const char BUNDLE_MAGIC[] = "__CLANG_OFFLOAD_BUNDLE__";
 
 SIM_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
@@ -1200,8 +1202,8 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
                                         "hs_copy16", "hs_copy1"};
     if (!function || !module || !name)
         return ret(hipErrorInvalidValue);
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (!strcmp(name, known[i])) {
+    for (size_t i = 0; i < sizeof known / sizeof *known + 1; i++)
+        if (i == sizeof known / sizeof *known ? user_kernel(name) != NULL : !strcmp(name, known[i])) {
             sim_function *f = calloc(1, sizeof *f);
             if (!f)
                 return ret(hipErrorOutOfMemory);
@@ -1231,6 +1233,39 @@ SIM_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hi
 
 /* A kernel touching freed (or unmapped) device memory faults, as a copy would. */
 static int device_range_ok(uintptr_t p, size_t n, int need) { return covered(p, n, need, 0); }
+
+/* Test programs' kernels: host functions registered by name (the module image only carries
+ * their metadata).  A kernel checks each access with simhip_device_access; one outside every
+ * live allocation is a GPU fault: the sticky hipErrorIllegalAddress, seen by the calls that
+ * follow, not by the launch (a real launch returns before the kernel runs). */
+static struct { char name[64]; simhip_kernel_fn fn; } user_kernels[32];
+static int n_user_kernels;
+
+SIM_EXPORT int simhip_register_kernel(const char *name, simhip_kernel_fn fn)
+{
+    if (n_user_kernels == 32 || strlen(name) >= sizeof user_kernels[0].name)
+        return -1;
+    snprintf(user_kernels[n_user_kernels].name, sizeof user_kernels[0].name, "%s", name);
+    user_kernels[n_user_kernels++].fn = fn;
+    return 0;
+}
+
+static simhip_kernel_fn user_kernel(const char *name)
+{
+    for (int i = 0; i < n_user_kernels; i++)
+        if (!strcmp(user_kernels[i].name, name))
+            return user_kernels[i].fn;
+    return NULL;
+}
+
+/* Called by a test kernel (with sim.lock held: kernels run inside hipModuleLaunchKernel). */
+SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
+{
+    if (device_range_ok((uintptr_t)p, n, write ? hipMemAccessFlagsProtReadWrite : hipMemAccessFlagsProtRead))
+        return 1;
+    atomic_store(&sim.sticky, hipErrorIllegalAddress);
+    return 0;
+}
 
 SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                             unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
@@ -1276,6 +1311,8 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
             for (unsigned long long r = 0; r < rows; r++)
                 for (unsigned long long c = 0; c < cols; c++)
                     memcpy(dst + c * dpitch + r * elem, src + r * spitch + c * elem, elem);
+    } else if (e == hipSuccess && user_kernel(name)) {
+        user_kernel(name)(params); /* a fault it makes is sticky; the launch itself succeeds */
     } else if (e == hipSuccess) {
         e = hipErrorInvalidDeviceFunction;
     }

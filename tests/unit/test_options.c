@@ -337,28 +337,42 @@ static uint64_t size_of(const char *s)
 }
 
 /* Is every option of o inside its limits? */
+static bool limit_INT(long v, const char *lim)
+{
+    const char *dots = strstr(lim, "..");
+    return dots && v >= strtol(lim, NULL, 10) && v <= strtol(dots + 2, NULL, 10);
+}
+
+static bool limit_SIZE(uint64_t v, const char *lim)
+{
+    const char *dots = strstr(lim, "..");
+    return dots && v >= size_of(lim) && v <= size_of(dots + 2);
+}
+
+static bool limit_STRING(const char *v, const char *lim)
+{
+    if (!lim[0])
+        return true;
+    char padded[4200], needle[4200];
+    snprintf(padded, sizeof padded, "|%s|", lim);
+    snprintf(needle, sizeof needle, "|%s|", v);
+    return v[0] && strstr(padded, needle) != NULL;
+}
+
+static bool limit_BOOL(bool v, const char *lim) { (void)v; return !lim[0]; }
+static bool limit_MODE(hs_mode v, const char *lim) { (void)lim; return (unsigned)v <= HS_MODE_ABORT; }
+
+/* Every option's value inside the limits its table row gives (read from options.inc itself). */
 static bool within_limits(const hs_options *o)
 {
     bool ok = true;
     for (int i = 0; i < N_OPTS; i++) {
-        const char *lim = opts[i].limits, *dots = strstr(lim, "..");
-        const char *name = opts[i].name;
-#define VALUE_OF(type, field) !strcmp(name, #field) ? (type)(o->field) :
-        if (opts[i].type == T_INT) {
-            long v = VALUE_OF(long, exitcode) VALUE_OF(long, stack_depth) VALUE_OF(long, print_limit) VALUE_OF(long, verbosity) -1;
-            ok &= dots && v >= strtol(lim, NULL, 10) && v <= strtol(dots + 2, NULL, 10);
-        } else if (opts[i].type == T_SIZE) {
-            uint64_t v = VALUE_OF(uint64_t, log_size) VALUE_OF(uint64_t, quarantine) VALUE_OF(uint64_t, fallback_staging) 1ull << 63;
-            ok &= dots && v >= size_of(lim) && v <= size_of(dots + 2);
-        } else if (opts[i].type == T_STRING && lim[0]) {
-            const char *v = VALUE_OF(const char *, log_mode) VALUE_OF(const char *, fallback) "?";
-            char padded[4200];
-            snprintf(padded, sizeof padded, "|%s|", lim);
-            char needle[4200];
-            snprintf(needle, sizeof needle, "|%s|", v);
-            ok &= v[0] && strstr(padded, needle) != NULL;
-        }
-#undef VALUE_OF
+        const char *name = opts[i].name, *lim = opts[i].limits;
+#define HS_OPTION(type, field, def, limits, help) \
+        if (!strcmp(name, #field))                \
+            ok &= limit_##type(o->field, limits);
+#include "../../src/core/options.inc"
+#undef HS_OPTION
         if (!ok) {
             fprintf(stderr, "option %s outside its limits %s\n", name, lim);
             return false;

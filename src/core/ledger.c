@@ -1,0 +1,97 @@
+/* The launch ledger (see ledger.h).  Each stream's ring has its own lock: launches on different
+ * streams never contend, and the reader (a fault report) is cold. */
+#include "ledger.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hs_ledger {
+    pthread_mutex_t lock;
+    unsigned cap, head, n;
+    hs_launch ring[];
+};
+
+static unsigned entries_per_stream = 256;
+
+void hs_ledger_init(unsigned entries) { entries_per_stream = entries ? entries : 1; }
+
+void hs_ledger_add(hs_stream *s, const hs_launch *l)
+{
+    struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
+    if (!lg) {
+        struct hs_ledger *made = malloc(sizeof *made + entries_per_stream * sizeof(hs_launch));
+        if (!made)
+            return;
+        pthread_mutex_init(&made->lock, NULL);
+        made->cap = entries_per_stream;
+        made->head = made->n = 0;
+        if (!atomic_compare_exchange_strong(&s->ledger, &lg, made))
+            free(made); /* another thread made it first: lg is theirs */
+        else
+            lg = made;
+    }
+    pthread_mutex_lock(&lg->lock);
+    lg->ring[(lg->head + lg->n) % lg->cap] = *l;
+    if (lg->n < lg->cap)
+        lg->n++;
+    else
+        lg->head = (lg->head + 1) % lg->cap; /* the oldest is forgotten */
+    pthread_mutex_unlock(&lg->lock);
+}
+
+static void keep_newest(hs_suspects *out, const hs_launch *l)
+{
+    int at = out->n < HS_MAX_SUSPECTS ? out->n++ : HS_MAX_SUSPECTS - 1;
+    if (at == HS_MAX_SUSPECTS - 1 && out->n == HS_MAX_SUSPECTS && out->launch[at].time_ns > l->time_ns)
+        return; /* older than every suspect kept */
+    out->launch[at] = *l;
+    for (; at > 0 && out->launch[at - 1].time_ns < out->launch[at].time_ns; at--) {
+        hs_launch t = out->launch[at - 1];
+        out->launch[at - 1] = out->launch[at];
+        out->launch[at] = t;
+    }
+}
+
+void hs_ledger_suspects(hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+        if (!lg)
+            continue;
+        uint64_t done = atomic_load(&s->done);
+        pthread_mutex_lock(&lg->lock);
+        for (unsigned k = 0; k < lg->n; k++) {
+            const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+            if (l->seq > done)
+                keep_newest(out, l);
+        }
+        pthread_mutex_unlock(&lg->lock);
+    }
+}
+
+bool hs_ledger_last(hs_stream *s, hs_launch *out)
+{
+    struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+    if (!lg)
+        return false;
+    pthread_mutex_lock(&lg->lock);
+    bool any = lg->n > 0;
+    if (any)
+        *out = lg->ring[(lg->head + lg->n - 1) % lg->cap];
+    pthread_mutex_unlock(&lg->lock);
+    return any;
+}
+
+void hs_ledger_after_fork(void)
+{
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        struct hs_ledger *lg = s ? atomic_load(&s->ledger) : NULL;
+        if (lg)
+            pthread_mutex_init(&lg->lock, NULL);
+    }
+}

@@ -1,0 +1,45 @@
+/* The launch ledger: each stream's recent kernel launches in a bounded ring, so that a fault
+ * surfacing later (the next copy returns an illegal address) can be traced to the launches that
+ * may have caused it: those not yet known to have completed. */
+#ifndef HS_LEDGER_H
+#define HS_LEDGER_H
+
+#include "call.h"
+
+typedef struct hs_launch {
+    uint64_t seq;             /* the stream's operation number: complete once the stream's done >= seq */
+    uint64_t time_ns;
+    uintptr_t stream;
+    uintptr_t caller;         /* the program's return address at the launch (always recorded) */
+    uint32_t stack;           /* the whole launch stack (launch_stacks=1 or serialize=1), else 0 */
+    uint32_t thread;
+    const char *name;         /* the kernel's name, NULL when unknown */
+    const void *kernel;
+    uint32_t grid[3], block[3];
+    uint32_t shmem;
+    uint16_t api;
+    uint8_t kernel_ref;
+    uint8_t n_args;
+    hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
+} hs_launch;
+
+enum { HS_MAX_SUSPECTS = 8 };
+
+/* Suspects of a fault: launches not known to have completed, newest first. */
+typedef struct hs_suspects {
+    int n;
+    bool serialized;          /* serialize=1 found the one launch that faulted */
+    hs_launch launch[HS_MAX_SUSPECTS];
+} hs_suspects;
+
+/* The ring size per stream (ledger_size=). */
+void hs_ledger_init(unsigned entries_per_stream);
+/* Records a launch on s (under the stream's ledger lock; the ring is made at the first one). */
+void hs_ledger_add(hs_stream *s, const hs_launch *l);
+/* Every stream's launches that are not known to have completed, newest first. */
+void hs_ledger_suspects(hs_suspects *out);
+/* The last launch recorded on s (serialize=1: the one just made); false when none. */
+bool hs_ledger_last(hs_stream *s, hs_launch *out);
+void hs_ledger_after_fork(void);
+
+#endif

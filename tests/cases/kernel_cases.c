@@ -1,0 +1,142 @@
+/* Kernels on the simulated runtime.  Their device code is tests/cases/test_kernels.hip (its
+ * code object, embedded as hs_test_kernels, carries the argument metadata); the simulator runs
+ * the host versions below, registered by name.
+ *   far-write    poke writes 1 GiB past its buffer; a later, valid D2H returns the fault
+ *   freed-arg    poke is launched on a buffer freed just before
+ *   serialize    three launches on two streams, the middle one faulting, then a D2H
+ *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
+#include "common.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+extern const unsigned char hs_test_kernels[];
+extern const unsigned long hs_test_kernels_size;
+
+static int (*device_access)(const void *, size_t, int);
+
+static void poke_host(void **params)
+{
+    int *p = *(int **)params[0];
+    long long offset = *(long long *)params[1];
+    if (device_access(p + offset, sizeof(int), 1))
+        p[offset] = *(int *)params[2];
+}
+
+static void scale_host(void **params)
+{
+    float *out = *(float **)params[0];
+    const float *in = *(const float **)params[1];
+    int n = *(int *)params[2];
+    float k = *(float *)params[3];
+    if (device_access(out, n * sizeof(float), 1) && device_access(in, n * sizeof(float), 0))
+        for (int i = 0; i < n; i++)
+            out[i] = in[i] * k;
+}
+
+static hipFunction_t poke, scale;
+
+static void load(void)
+{
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
+    if (!reg || !device_access || !hs_test_kernels_size)
+        exit(77); /* not the simulator, or no AMD code object was built */
+    reg("poke", poke_host);
+    reg("scale", scale_host);
+    hipModule_t module;
+    MUST(hipModuleLoadData(&module, hs_test_kernels));
+    MUST(hipModuleGetFunction(&poke, module, "poke"));
+    MUST(hipModuleGetFunction(&scale, module, "scale"));
+}
+
+static hipError_t launch_poke(int *p, long long offset, int value, hipStream_t s)
+{
+    void *params[] = {&p, &offset, &value};
+    return hipModuleLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, s, params, NULL);
+}
+
+static hipError_t launch_scale(float *out, const float *in, int n, float k, hipStream_t s)
+{
+    void *params[] = {&out, &in, &n, &k};
+    return hipModuleLaunchKernel(scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL);
+}
+
+static int far_write(void)
+{
+    int *a, host[1024];
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(launch_poke(a, 1ll << 28, 7, 0)); /* the launch succeeds: the kernel faults on the device */
+    TRY(hipMemcpyDtoH(host, a, sizeof host)); /* a valid copy: it returns the kernel's fault */
+    return 0;
+}
+
+static int freed_arg(void)
+{
+    int *a, *b, host[1024];
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(hipFree(a));
+    TRY(launch_poke(a, 0, 7, 0));
+    TRY(hipMemcpyDtoH(host, b, sizeof host));
+    return 0;
+}
+
+static int serialize(void)
+{
+    int *a, *b, host[1024];
+    hipStream_t s1, s2;
+    MUST(hipStreamCreate(&s1));
+    MUST(hipStreamCreate(&s2));
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(launch_poke(a, 0, 1, s1));
+    MUST(launch_poke(b, 1ll << 28, 2, s2)); /* the one that faults */
+    MUST(launch_poke(a, 1, 3, s1));
+    TRY(hipMemcpyDtoH(host, a, sizeof host));
+    return 0;
+}
+
+static int clean(void)
+{
+    enum { N = 4096 };
+    float *in, *mid, *out, host[N], back[N];
+    hipStream_t s1, s2;
+    hipEvent_t done;
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i;
+    MUST(hipStreamCreateWithFlags(&s1, hipStreamNonBlocking));
+    MUST(hipStreamCreateWithFlags(&s2, hipStreamNonBlocking));
+    MUST(hipEventCreate(&done));
+    MUST(hipMalloc((void **)&in, sizeof host));
+    MUST(hipMalloc((void **)&mid, sizeof host));
+    MUST(hipMalloc((void **)&out, sizeof host));
+    for (int round = 0; round < 4; round++) {
+        MUST(hipMemcpyAsync(in, host, sizeof host, hipMemcpyHostToDevice, s1));
+        MUST(launch_scale(mid, in, N, 2.0f, s1));
+        MUST(hipEventRecord(done, s1));
+        MUST(hipStreamWaitEvent(s2, done, 0));
+        MUST(launch_scale(out, mid, N, 0.5f, s2));
+        MUST(hipMemcpyAsync(back, out, sizeof back, hipMemcpyDeviceToHost, s2));
+        MUST(hipStreamSynchronize(s2));
+    }
+    int bad = memcmp(host, back, sizeof host) != 0;
+    MUST(hipFree(in));
+    MUST(hipFree(mid));
+    MUST(hipFree(out));
+    printf("kernels clean: data %s\n", bad ? "WRONG" : "round-trips");
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; int (*fn)(void); } cases[] = {
+        {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
+    };
+    load();
+    for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
+        if (!strcmp(argv[1], cases[i].name))
+            return cases[i].fn();
+    fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");
+    return 2;
+}
