@@ -60,7 +60,12 @@ def expect(name, cmd, kinds, options=(), env_extra=None, fields=None, out_has=No
             for k, v in want.items():
                 val = r
                 for part in k.split("."):
-                    val = val.get(part) if isinstance(val, dict) else None
+                    if part == "#" and isinstance(val, list):
+                        val = len(val)
+                    elif isinstance(val, list) and part.isdigit():
+                        val = val[int(part)] if int(part) < len(val) else None
+                    else:
+                        val = val.get(part) if isinstance(val, dict) else None
                 ok &= val == v
     if out_has and out_has not in proc.stdout:
         ok = False
@@ -143,6 +148,13 @@ def bench():
     mp, ms = statistics.median(plain), statistics.median(shadow)
     print(f"GPT-2 generate (greedy, {gpt2[-2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
           f"ratio {ms / mp:.3f}")
+    ser = pin + [py, os.path.join(here, "torch_gpt2.py"), "64", "8"]
+    p64, s64 = [], []
+    for _ in range(3):
+        p64.append(tokens_per_s(run(ser, preload=False)[0]))
+        s64.append(tokens_per_s(run(ser, options=["serialize=1"])[0]))
+    print(f"GPT-2 generate (64 tokens) with serialize=1: median plain {statistics.median(p64):.1f} tok/s, "
+          f"serialize=1 {statistics.median(s64):.1f} tok/s, ratio {statistics.median(s64) / statistics.median(p64):.3f}")
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if os.path.exists(sanitizer) and not os.environ.get("SKIP_SANITIZER"):
         n = os.environ.get("SANITIZER_TOKENS", "16")
@@ -234,6 +246,35 @@ def driver():
         expect(f"default allocator: {what}", [py, wl, what], {}, out_has=f"OK {what}", min_calls=100)
 
 
+def kernels_ledger():
+    """The launch ledger on the GPU: device faults traced to kernels, a launch on freed memory,
+    serialize=1, for the static and the shared runtime; then PyTorch with the ledger."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(here, "kernel_cases.cu")
+        for way, flags in (("static", []), ("shared", ["-cudart", "shared"])):
+            exe = os.path.join(tmp, "kernel_cases_" + way)
+            subprocess.run(["nvcc", "-O1", "-g", "-o", exe, src] + flags, check=True)
+            proc, records = expect(f"{way}/far-write", [exe, "far-write"], {"device-fault": 1},
+                                   fields={"device-fault": {"kernels.0.name": "poke", "kernels.0.args.0.state": "live",
+                                                            "kernels.0.args.0.how": "exact"}})
+            print("\n".join(l for l in proc.stderr.splitlines() if "device-fault" in l or "kernel '" in l or "arg " in l))
+            proc, records = expect(f"{way}/freed-arg", [exe, "freed-arg"], {"kernel-use-after-free": 1},
+                                   options=["mode=block"],
+                                   fields={"kernel-use-after-free": {"severity": "error", "kernels.0.name": "poke",
+                                                                     "kernels.0.args.0.state": "freed"}})
+            print("\n".join(l for l in proc.stderr.splitlines() if "kernel" in l or "argument" in l))
+            expect(f"{way}/suspects", [exe, "serialize"], {"device-fault": 1}, fields={"device-fault": {"kernels.#": 3}})
+            proc, _ = expect(f"{way}/serialize=1", [exe, "serialize"], {"device-fault": 1}, options=["serialize=1"],
+                             fields={"device-fault": {"kernels.#": 1}})
+            print("\n".join(l for l in proc.stderr.splitlines() if "device-fault" in l or "kernel '" in l or "arg " in l))
+            expect(f"{way}/clean", [exe, "clean"], {}, out_has="round-trips")
+    py = shutil.which("python3")
+    expect("pytorch-gpt2 with the ledger", [py, os.path.join(here, "torch_gpt2.py"), "32", "4"], {},
+           out_has="TOKENS_PER_S", min_calls=100)
+    expect("pytorch-gpt2 with serialize=1", [py, os.path.join(here, "torch_gpt2.py"), "16", "2"], {},
+           options=["serialize=1"], out_has="TOKENS_PER_S", min_calls=100)
+
+
 def peer():
     cases = os.path.join(gpu_bin, "gpu_cases")
     with tempfile.TemporaryDirectory() as builds:
@@ -252,6 +293,6 @@ def peer():
 
 if __name__ == "__main__":
     {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer,
-     "launch": bench_launch}[sys.argv[1]]()
+     "launch": bench_launch, "kernels-ledger": kernels_ledger}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)

@@ -1,0 +1,112 @@
+// Kernels with planted bugs, for the launch ledger on a real GPU.  Built with plain nvcc (the
+// static runtime) and with -cudart shared by run_gpu.py.
+//   far-write   poke writes far outside every allocation; a later, valid D2H returns the fault
+//   freed-arg   poke is launched on a buffer freed just before
+//   serialize   three launches on two streams, the middle one faulting, then a D2H
+//   clean       a two-stream pipeline of kernels, events and copies
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+extern "C" __global__ void poke(int *p, long long offset, int value) { p[offset] = value; }
+extern "C" __global__ void scale(float *out, const float *in, int n, float k)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = in[i] * k;
+}
+
+#define TRY(call)                                                                                   \
+    ([&] {                                                                                          \
+        cudaError_t e_ = (call);                                                                    \
+        if (e_ != cudaSuccess)                                                                      \
+            fprintf(stderr, "%s failed: %s (%d)\n", #call, cudaGetErrorString(e_), (int)e_);        \
+        return e_;                                                                                  \
+    }())
+#define MUST(call)                       \
+    do {                                 \
+        if (TRY(call) != cudaSuccess)    \
+            exit(99);                    \
+    } while (0)
+
+static const long long FAR = 1ll << 36; // 256 GiB past: outside any allocation
+
+static int far_write()
+{
+    int *a, host[1024];
+    MUST(cudaMalloc(&a, sizeof host));
+    poke<<<1, 1>>>(a, FAR, 7);
+    TRY(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int freed_arg()
+{
+    int *a, *b, host[1024];
+    MUST(cudaMalloc(&a, sizeof host));
+    MUST(cudaMalloc(&b, sizeof host));
+    MUST(cudaFree(a));
+    poke<<<1, 1>>>(a, 0, 7);
+    TRY(cudaMemcpy(host, b, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int serialize()
+{
+    int *a, *b, host[1024];
+    cudaStream_t s1, s2;
+    MUST(cudaStreamCreate(&s1));
+    MUST(cudaStreamCreate(&s2));
+    MUST(cudaMalloc(&a, sizeof host));
+    MUST(cudaMalloc(&b, sizeof host));
+    poke<<<1, 1, 0, s1>>>(a, 0, 1);
+    poke<<<1, 1, 0, s2>>>(b, FAR, 2); // the one that faults
+    poke<<<1, 1, 0, s1>>>(a, 1, 3);
+    TRY(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int clean()
+{
+    enum { N = 1 << 16 };
+    static float host[N], back[N];
+    float *in, *mid, *out;
+    cudaStream_t s1, s2;
+    cudaEvent_t done;
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i;
+    MUST(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    MUST(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    MUST(cudaEventCreate(&done));
+    MUST(cudaMalloc(&in, sizeof host));
+    MUST(cudaMalloc(&mid, sizeof host));
+    MUST(cudaMalloc(&out, sizeof host));
+    for (int round = 0; round < 4; round++) {
+        MUST(cudaMemcpyAsync(in, host, sizeof host, cudaMemcpyHostToDevice, s1));
+        scale<<<N / 256, 256, 0, s1>>>(mid, in, N, 2.0f);
+        MUST(cudaEventRecord(done, s1));
+        MUST(cudaStreamWaitEvent(s2, done, 0));
+        scale<<<N / 256, 256, 0, s2>>>(out, mid, N, 0.5f);
+        MUST(cudaMemcpyAsync(back, out, sizeof back, cudaMemcpyDeviceToHost, s2));
+        MUST(cudaStreamSynchronize(s2));
+    }
+    int bad = memcmp(host, back, sizeof host) != 0;
+    printf("kernels clean: data %s\n", bad ? "WRONG" : "round-trips");
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "far-write"))
+        return far_write();
+    if (!strcmp(what, "freed-arg"))
+        return freed_arg();
+    if (!strcmp(what, "serialize"))
+        return serialize();
+    if (!strcmp(what, "clean"))
+        return clean();
+    fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");
+    return 2;
+}
