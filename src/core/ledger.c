@@ -42,10 +42,10 @@ void hs_ledger_add(hs_stream *s, const hs_launch *l)
 static void keep_newest(hs_suspects *out, const hs_launch *l)
 {
     int at = out->n < HS_MAX_SUSPECTS ? out->n++ : HS_MAX_SUSPECTS - 1;
-    if (at == HS_MAX_SUSPECTS - 1 && out->n == HS_MAX_SUSPECTS && out->launch[at].time_ns > l->time_ns)
+    if (at == HS_MAX_SUSPECTS - 1 && out->n == HS_MAX_SUSPECTS && out->launch[at].stamp > l->stamp)
         return; /* older than every suspect kept */
     out->launch[at] = *l;
-    for (; at > 0 && out->launch[at - 1].time_ns < out->launch[at].time_ns; at--) {
+    for (; at > 0 && out->launch[at - 1].stamp < out->launch[at].stamp; at--) {
         hs_launch t = out->launch[at - 1];
         out->launch[at - 1] = out->launch[at];
         out->launch[at] = t;

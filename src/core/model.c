@@ -155,7 +155,8 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     const hs_facts *f = &st->facts;
     const hs_kernel_info *k = hs_kernel_info_of(c);
     hs_launch l = {
-        .seq = hs_order_enqueue(s), .time_ns = hs_now_ns(), .stream = c->stream, .caller = c->caller,
+        .seq = hs_order_enqueue(s), .stamp = hs_order_stamp(), .time_ns = hs_coarse_ns(), .stream = c->stream,
+        .caller = c->caller,
         .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0, .thread = hs_thread_id(),
         .name = k ? k->name : NULL, .kernel = c->kernel, .shmem = (uint32_t)c->shmem, .api = c->api,
         .kernel_ref = c->kernel_ref, .n_args = f->n_args,

@@ -9,6 +9,8 @@
 #define HS_TLS __thread __attribute__((tls_model("initial-exec")))
 
 uint64_t hs_now_ns(void);          /* CLOCK_REALTIME, for records that are compared across processes */
+uint64_t hs_coarse_ns(void);       /* the same clock at a few ms resolution, for the hot path's ages */
+uint64_t hs_order_stamp(void);     /* a cheap, monotonic stamp: which of two events came first */
 uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
 uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);

@@ -96,6 +96,8 @@ static CUresult (*real_cuMemGetAddressRange_v2)(CUdeviceptr *, size_t *, CUdevic
 static CUresult (*real_cuDriverGetVersion)(int *);
 static CUresult (*real_cuFuncGetName)(const char **, CUfunction);
 static CUresult (*real_cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
+static CUresult (*real_cuKernelGetName)(const char **, CUkernel);
+static CUresult (*real_cuKernelGetParamInfo)(CUkernel, size_t, size_t *, size_t *);
 
 static const char *const driver_sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
 
@@ -115,6 +117,8 @@ static void resolve_everything(void *drv)
     *(void **)&real_cuDriverGetVersion = hs_resolve("cuDriverGetVersion", driver_sonames, &drv);
     *(void **)&real_cuFuncGetName = hs_resolve("cuFuncGetName", driver_sonames, &drv);
     *(void **)&real_cuFuncGetParamInfo = hs_resolve("cuFuncGetParamInfo", driver_sonames, &drv);
+    *(void **)&real_cuKernelGetName = hs_resolve("cuKernelGetName", driver_sonames, &drv);
+    *(void **)&real_cuKernelGetParamInfo = hs_resolve("cuKernelGetParamInfo", driver_sonames, &drv);
     /* What the driver's own lookup answers for each (a runtime caches these addresses). */
     if (real_cuGetProcAddress_v2) {
         CUdriverProcAddressQueryResult status;
@@ -191,11 +195,17 @@ bool hs_cuda_is_device_fault(int code)
            code == CUDA_ERROR_LAUNCH_TIMEOUT;
 }
 
+/* What cuLaunchKernel is given is a CUfunction, or (from the CUDA 12+ runtime, which loads
+ * kernels through the library API) a CUkernel cast to one: ask about it both ways. */
 static const char *driver_kernel_name(const void *kernel, int ref, uintptr_t stream)
 {
     (void)stream;
     const char *name = NULL;
-    if (ref == HS_KREF_FUNCTION && real_cuFuncGetName && real_cuFuncGetName(&name, (CUfunction)kernel) == CUDA_SUCCESS)
+    if (ref != HS_KREF_FUNCTION)
+        return NULL;
+    if (real_cuFuncGetName && real_cuFuncGetName(&name, (CUfunction)kernel) == CUDA_SUCCESS && name)
+        return name;
+    if (real_cuKernelGetName && real_cuKernelGetName(&name, (CUkernel)kernel) == CUDA_SUCCESS && name)
         return name;
     return NULL;
 }
@@ -203,14 +213,20 @@ static const char *driver_kernel_name(const void *kernel, int ref, uintptr_t str
 /* The driver gives each parameter's offset and size (CUDA >= 12.4), not whether it is a pointer. */
 static int driver_kernel_params(const void *kernel, int ref, hs_kernel_param *out, int max)
 {
-    if (ref != HS_KREF_FUNCTION || !real_cuFuncGetParamInfo)
+    if (ref != HS_KREF_FUNCTION || (!real_cuFuncGetParamInfo && !real_cuKernelGetParamInfo))
         return -1;
     int n = 0;
     size_t offset, size;
-    while (n < max && real_cuFuncGetParamInfo((CUfunction)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+    while (real_cuFuncGetParamInfo && n < max && real_cuFuncGetParamInfo((CUfunction)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
         out[n] = (hs_kernel_param){.offset = (uint32_t)offset, .size = (uint32_t)size};
         n++;
     }
+    if (n == 0) /* not a CUfunction: a CUkernel */
+        while (real_cuKernelGetParamInfo && n < max &&
+               real_cuKernelGetParamInfo((CUkernel)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+            out[n] = (hs_kernel_param){.offset = (uint32_t)offset, .size = (uint32_t)size};
+            n++;
+        }
     return n ? n : -1;
 }
 
