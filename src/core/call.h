@@ -104,6 +104,7 @@ typedef struct hs_call {
     uint32_t grid[3], block[3];
     size_t shmem;
     void **kernel_params;
+    void *host_box;           /* host functions: hs_order_host_fn_box(), passed to the runtime instead */
     const void *arg_buffer;   /* HIP_LAUNCH_PARAM_BUFFER_POINTER / CU_LAUNCH_PARAM_BUFFER_POINTER */
     size_t arg_buffer_size;
     /* modules */

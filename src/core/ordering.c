@@ -1,5 +1,7 @@
 #include "ordering.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 static atomic_uint capturing_streams;
@@ -285,3 +287,32 @@ void hs_order_capture(hs_stream *s, bool on, int mode)
 }
 
 unsigned hs_order_capturing_streams(void) { return atomic_load_explicit(&capturing_streams, memory_order_relaxed); }
+
+/* ---- host functions ---- */
+
+typedef struct host_fn_box {
+    hs_host_fn fn;
+    void *data;
+    uintptr_t stream;
+    uint64_t upto;        /* the stream's last operation before the host function */
+} host_fn_box;
+
+void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data)
+{
+    host_fn_box *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    hs_stream *s = hs_stream_get(stream);
+    *b = (host_fn_box){fn, data, stream, s ? __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) : 0};
+    return b;
+}
+
+void hs_order_host_fn_trampoline(void *box)
+{
+    host_fn_box b = *(host_fn_box *)box;
+    free(box);
+    hs_stream *s = b.upto ? hs_stream_get(b.stream) : NULL;
+    if (s)
+        hs_order_complete(s, b.upto);
+    b.fn(b.data);
+}

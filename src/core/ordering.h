@@ -43,6 +43,14 @@ void hs_order_event_record(hs_gpu_event *e, hs_stream *s);
 void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e);
 void hs_order_event_complete(hs_gpu_event *e);
 
+/* Host functions run in stream order (hipLaunchHostFunc, cudaLaunchHostFunc, cuLaunchHostFunc):
+ * when one runs, the work before it on its stream is complete.  A box carries the program's
+ * function and data to hipshadow's trampoline, which says so, then calls them.  The box is NULL
+ * when memory runs out: then the program's own function is passed on unchanged. */
+typedef void (*hs_host_fn)(void *);
+void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data);
+void hs_order_host_fn_trampoline(void *box);
+
 /* Capture: streams being captured, and how many (for checks of legacy-stream syncs). */
 void hs_order_capture(hs_stream *s, bool on, int mode);
 unsigned hs_order_capturing_streams(void);

@@ -8,6 +8,7 @@
 
 #include "core.h"
 #include "lookup.h"
+#include "ordering.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -38,6 +39,11 @@
         hs_leave();                                                                                  \
         return r;                                                                                    \
     }
+
+/* A host function's arguments as forwarded: hipshadow's trampoline and box when the box was
+ * made (call.host_box), else the program's own function and data. */
+#define HOST_FN_ARGS(fn_type, fn, data) \
+    call.host_box ? (fn_type)hs_order_host_fn_trampoline : (fn), call.host_box ? call.host_box : (data)
 
 /* dlsym(RTLD_NEXT, name), or, when the runtime was dlopen'ed with RTLD_LOCAL (as Python
  * extensions do) and RTLD_NEXT cannot see it, the already-loaded library found by one of its
