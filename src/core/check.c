@@ -261,6 +261,8 @@ int hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const 
     return 1;
 }
 
+bool hs_finding_is_device_fault(const hs_finding *f) { return f->kind == HS_KIND_DEVICE_FAULT; }
+
 hs_finding hs_check_leak(const hs_facts *f)
 {
     (void)f;

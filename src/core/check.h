@@ -45,6 +45,9 @@ int hs_check_free(const hs_call *call, const hs_facts *facts, hs_finding *out, i
  * finding by themselves.  Returns the number of findings written to *out (0 or 1). */
 int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier,
                     int n_earlier, hs_finding *out);
+/* Does this finding report a device fault (it carries the launch ledger's suspects, and the
+ * same sticky fault is reported once)? */
+bool hs_finding_is_device_fault(const hs_finding *f);
 /* At exit, for each allocation still live (facts->dst describes it): leak. */
 hs_finding hs_check_leak(const hs_facts *facts);
 

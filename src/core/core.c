@@ -65,9 +65,10 @@ static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs
                    int result)
 {
     hs_suspects suspects; /* a device fault's suspects: the launches that have not completed */
-    if (fi->kind == HS_KIND_DEVICE_FAULT)
+    bool fault = hs_finding_is_device_fault(fi);
+    if (fault)
         hs_ledger_suspects(&suspects);
-    report_with(c, st, fi, action, has_result, result, fi->kind == HS_KIND_DEVICE_FAULT ? &suspects : NULL);
+    report_with(c, st, fi, action, has_result, result, fault ? &suspects : NULL);
 }
 
 /* serialize=1: wait for the launch just made; a fault now is this launch's. */
@@ -178,7 +179,7 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
         row->explain(c, st);
     if (!hs_check_result(c, &st->facts, false, st->findings, st->n_findings, &fi))
         goto done; /* a refusal the program must expect */
-    if (fi.kind == HS_KIND_DEVICE_FAULT && !hs_policy_first_device_fault())
+    if (hs_finding_is_device_fault(&fi) && !hs_policy_first_device_fault())
         goto done; /* the same sticky fault, already reported with its suspects */
     bool silenced = suppressed(c, st, fi.kind);
     if (!silenced)
