@@ -39,13 +39,19 @@ enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
     X(STREAM, 8, 1, hs_log_stream)                        \
     X(EVENT, 9, 1, hs_log_event)                          \
     X(FINDING, 10, 1, hs_log_finding)                     \
-    X(API_NAME, 11, 1, hs_log_api_name)
+    X(API_NAME, 11, 1, hs_log_api_name)                   \
+    X(LAUNCH, 12, 1, hs_log_launch)                       \
+    X(KERNEL_NAME, 13, 1, hs_log_kernel_name)
 
+/* Versioning: a new record type is appended to the table with the next number (existing numbers
+ * never change) and leaves HS_LOG_FORMAT_VERSION alone; a record's layout that changes bumps its
+ * own version.  HS_LOG_FORMAT_VERSION changes only with the file and chunk headers.  A reader
+ * stops at a record type it does not know (the rest of that chunk is reported as damage). */
 enum hs_log_record_type {
 #define HS_LOG_ENUM(id, num, ver, type) HS_LOG_##id = num,
     HS_LOG_RECORDS(HS_LOG_ENUM)
 #undef HS_LOG_ENUM
-    HS_LOG_RECORD_TYPES = 12
+    HS_LOG_RECORD_TYPES = 14
 };
 
 #pragma pack(push, 1)
@@ -236,6 +242,58 @@ typedef struct hs_log_finding {
     uint32_t alloc_stack;
     uint32_t free_stack;
 } hs_log_finding;
+
+/* KERNEL_NAME (metadata): the name of a kernel-name id used by LAUNCH records, written once per
+ * distinct name before the first launch that uses it.  Followed by the name (name_bytes, no
+ * terminator; long names are cut to HS_LOG_KERNEL_NAME_MAX bytes). */
+#define HS_LOG_KERNEL_NAME_MAX 4096
+typedef struct hs_log_kernel_name {
+    hs_log_record_header h;
+    uint32_t id;                    /* 1, 2, ... in this process */
+    uint16_t name_bytes;
+    uint16_t reserved;
+} hs_log_kernel_name;
+
+/* LAUNCH: a kernel, graph or host function enqueued on a stream, written after the call.
+ * Followed by n_args hs_log_launch_arg (at most HS_LOG_LAUNCH_MAX_ARGS): the arguments that point
+ * into allocations the shadow map knows (live or freed). */
+enum { HS_LOG_KREF_STUB = 1, HS_LOG_KREF_FUNCTION = 2, HS_LOG_KREF_GRAPH = 3, HS_LOG_KREF_HOST_FN = 4 };
+enum { HS_LOG_LAUNCH_BLOCKED = 1 }; /* flags: not forwarded (mode=block) */
+enum { HS_LOG_LAUNCH_MAX_ARGS = 8 };
+enum { HS_LOG_ARG_LIVE = 0, HS_LOG_ARG_FREED = 1, HS_LOG_ARG_UNKNOWN = 2 };
+enum { HS_LOG_ARG_EXACT = 0, HS_LOG_ARG_SCANNED = 1 };
+
+typedef struct hs_log_launch_arg {
+    uint16_t index;                 /* the argument's position (scanned: its byte offset / 8) */
+    uint8_t state;                  /* HS_LOG_ARG_LIVE / _FREED / _UNKNOWN */
+    uint8_t how;                    /* HS_LOG_ARG_EXACT: a pointer parameter; _SCANNED: found in a struct or buffer */
+    uint32_t reserved;
+    uint64_t alloc_id;
+    int64_t offset;                 /* from the allocation's base */
+    uint64_t value;                 /* the pointer */
+} hs_log_launch_arg;
+
+typedef struct hs_log_launch {
+    hs_log_record_header h;
+    uint64_t start_ns;              /* the launch call, on the host: not the kernel's run on the GPU */
+    uint64_t end_ns;
+    uint32_t thread;
+    uint16_t api;
+    uint8_t kernel_ref;             /* HS_LOG_KREF_* */
+    uint8_t n_args;
+    uint64_t stream;
+    uint64_t seq;                   /* the stream's operation number; 0: none (captured into a graph, blocked, failed) */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shmem;                 /* dynamic shared memory (LDS) bytes */
+    uint32_t stack;                 /* 0: none captured (launch_stacks=0 and nothing reported) */
+    uint64_t caller;                /* the program's return address at the launch */
+    uint32_t name;                  /* KERNEL_NAME id; 0: unknown (graphs, host functions, no name from the runtime) */
+    int32_t result;
+    uint8_t flags;                  /* HS_LOG_LAUNCH_* */
+    uint8_t reserved[3];
+    uint32_t first_finding;         /* sequence number of its first finding, 0 if none */
+} hs_log_launch;
 
 #pragma pack(pop)
 

@@ -229,6 +229,7 @@ typedef struct hs_call_state {
     uint64_t start_ns;
     void *log_record;         /* the pending copy/memset record, patched after the call */
     uint32_t first_finding;
+    uint64_t launch_seq;      /* HS_OP_LAUNCH: the stream's operation number hs_model_launch gave it (0: none) */
     /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
     int rescued_result;
     bool fallback_used;

@@ -255,6 +255,99 @@ void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n)
     pthread_mutex_unlock(&lg.meta_lock);
 }
 
+/* ---- kernel names (under meta_lock) ----
+ * Open addressing on the name's hash; each entry keeps the runtime's pointer (its names are
+ * stable) to skip the strcmp, and a copy to compare with and to write into a forked child's log.
+ * Never shrinks; survives fork. */
+
+typedef struct kernel_name {
+    const char *ptr;
+    char *copy;
+    uint32_t hash;
+} kernel_name;
+
+static struct {
+    kernel_name *names;              /* by id - 1 */
+    uint32_t n, cap;
+    uint32_t *slots;                 /* ids, 0 = empty; slot_count is a power of two */
+    uint32_t slot_count;
+} kn;
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void write_kernel_name_locked(uint32_t id)
+{
+    const char *name = kn.names[id - 1].copy;
+    size_t len = strlen(name);
+    if (len > HS_LOG_KERNEL_NAME_MAX)
+        len = HS_LOG_KERNEL_NAME_MAX;
+    uint8_t buf[sizeof(hs_log_kernel_name) + HS_LOG_KERNEL_NAME_MAX];
+    hs_log_kernel_name *k = (hs_log_kernel_name *)buf;
+    *k = (hs_log_kernel_name){{HS_LOG_KERNEL_NAME, 1, 0, (uint32_t)(sizeof *k + len)}, id, (uint16_t)len, 0};
+    memcpy(k + 1, name, len);
+    meta_append_locked(k, k->h.size);
+}
+
+static bool grow_slots_locked(void)
+{
+    uint32_t count = kn.slot_count ? kn.slot_count * 2 : 256;
+    uint32_t *slots = calloc(count, sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t id = 1; id <= kn.n; id++) {
+        uint32_t h = kn.names[id - 1].hash & (count - 1);
+        while (slots[h])
+            h = (h + 1) & (count - 1);
+        slots[h] = id;
+    }
+    free(kn.slots);
+    kn.slots = slots;
+    kn.slot_count = count;
+    return true;
+}
+
+uint32_t hs_log_kernel_name_id(const char *name)
+{
+    if (!name)
+        return 0;
+    uint32_t hash = name_hash(name), id = 0;
+    pthread_mutex_lock(&lg.meta_lock);
+    if ((kn.n + 1) * 2 > kn.slot_count && !grow_slots_locked())
+        goto out;
+    uint32_t h = hash & (kn.slot_count - 1);
+    for (; kn.slots[h]; h = (h + 1) & (kn.slot_count - 1)) {
+        const kernel_name *e = &kn.names[kn.slots[h] - 1];
+        if (e->hash == hash && (e->ptr == name || !strcmp(e->copy, name))) {
+            id = kn.slots[h];
+            goto out;
+        }
+    }
+    if (kn.n == kn.cap) {
+        uint32_t cap = kn.cap ? kn.cap * 2 : 64;
+        kernel_name *grown = realloc(kn.names, cap * sizeof *grown);
+        if (!grown)
+            goto out;
+        kn.names = grown;
+        kn.cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        goto out;
+    kn.names[kn.n] = (kernel_name){name, copy, hash};
+    id = ++kn.n;
+    kn.slots[h] = id;
+    write_kernel_name_locked(id);
+out:
+    pthread_mutex_unlock(&lg.meta_lock);
+    return id;
+}
+
 /* ---- opening ---- */
 
 static void read_file_into(const char *path, char *buf, size_t len, bool nul_to_space)
@@ -340,6 +433,8 @@ static void open_for_this_process(void)
         memcpy(a + 1, lg.api_names[i], len);
         meta_append_locked(a, a->h.size);
     }
+    for (uint32_t id = 1; id <= kn.n; id++) /* a forked child: the names its parent already numbered */
+        write_kernel_name_locked(id);
     pthread_mutex_unlock(&lg.meta_lock);
 }
 

@@ -29,6 +29,12 @@ bool hs_log_still_mine(const void *record);
  * objects were loaded since it was last written. */
 void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n);
 
+/* Cold path (once per kernel: callers cache it): the id LAUNCH records use for a kernel's name,
+ * 1, 2, ... for the life of the process; 0 for NULL or when memory runs out.  A new name is
+ * written to the log as a KERNEL_NAME metadata record (a forked child's log gets every name
+ * known when it opens, so ids cached before the fork stay valid). */
+uint32_t hs_log_kernel_name_id(const char *name);
+
 /* In a forked child: stops writing into the parent's file; the child's own is made at its first
  * wrapped call. */
 void hs_log_after_fork(void);

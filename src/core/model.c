@@ -161,6 +161,9 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         .name = k ? k->name : NULL, .kernel = c->kernel, .shmem = (uint32_t)c->shmem, .api = c->api,
         .kernel_ref = c->kernel_ref, .n_args = f->n_args,
     };
+    st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
+    if (!st->stack)
+        st->stack = l.stack; /* launch_stacks=1: the record carries it too */
     if (!l.seq)
         return; /* captured into a graph: it runs when the graph does */
     for (int i = 0; i < 3; i++) {

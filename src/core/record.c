@@ -1,6 +1,7 @@
 #include "record.h"
 #include "report.h"
 #include "frontend.h"
+#include "kernel_info.h"
 #include "log.h"
 #include "util.h"
 
@@ -157,6 +158,69 @@ void hs_record_stream_wait(const hs_call *c, hs_call_state *st, int r) { record_
 void hs_record_event_destroy(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_DESTROY); }
 void hs_record_capture_begin(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_BEGIN); }
 void hs_record_capture_end(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_END); }
+
+/* The core's launch enums are the log's numbers. */
+_Static_assert((int)HS_LAUNCH_MAX_ARGS == (int)HS_LOG_LAUNCH_MAX_ARGS, "a launch's arguments fit its record");
+_Static_assert((int)HS_KREF_STUB == (int)HS_LOG_KREF_STUB && (int)HS_KREF_FUNCTION == (int)HS_LOG_KREF_FUNCTION &&
+                   (int)HS_KREF_GRAPH == (int)HS_LOG_KREF_GRAPH && (int)HS_KREF_HOST_FN == (int)HS_LOG_KREF_HOST_FN,
+               "kernel_ref");
+_Static_assert((int)HS_ARG_LIVE == (int)HS_LOG_ARG_LIVE && (int)HS_ARG_FREED == (int)HS_LOG_ARG_FREED &&
+                   (int)HS_ARG_UNKNOWN == (int)HS_LOG_ARG_UNKNOWN && (int)HS_ARG_EXACT == (int)HS_LOG_ARG_EXACT &&
+                   (int)HS_ARG_SCANNED == (int)HS_LOG_ARG_SCANNED,
+               "argument state and how");
+
+/* The log's id of the launch's kernel name: asked of log.c once per kernel, then read from the
+ * kernel cache (a lock-free lookup).  Two threads may both ask at first: they get the same id. */
+static uint32_t kernel_name_id(const hs_call *c)
+{
+    hs_kernel_info *k = (hs_kernel_info *)hs_kernel_info_of(c);
+    if (!k || !k->name)
+        return 0;
+    uint32_t id = __atomic_load_n(&k->log_name_id, __ATOMIC_RELAXED);
+    if (HS_UNLIKELY(!id)) {
+        id = hs_log_kernel_name_id(k->name);
+        __atomic_store_n(&k->log_name_id, id, __ATOMIC_RELAXED);
+    }
+    return id;
+}
+
+void hs_record_launch(const hs_call *c, hs_call_state *st, int result)
+{
+    if (!hs_log_on())
+        return;
+    const hs_facts *f = &st->facts;
+    unsigned n = f->n_args < HS_LOG_LAUNCH_MAX_ARGS ? f->n_args : HS_LOG_LAUNCH_MAX_ARGS;
+    uint32_t name = kernel_name_id(c);
+    hs_log_launch *r = begin_zeroed(HS_LOG_LAUNCH, (uint32_t)(sizeof *r + n * sizeof(hs_log_launch_arg)));
+    if (!r)
+        return;
+    r->start_ns = st->start_ns;
+    r->end_ns = hs_now_ns();
+    r->thread = hs_thread_id();
+    r->api = c->api;
+    r->kernel_ref = c->kernel_ref;
+    r->n_args = (uint8_t)n;
+    r->stream = c->stream;
+    r->seq = st->launch_seq;
+    for (int i = 0; i < 3; i++) {
+        r->grid[i] = c->grid[i];
+        r->block[i] = c->block[i];
+    }
+    r->shmem = c->shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)c->shmem;
+    r->stack = st->stack;
+    r->caller = c->caller;
+    r->name = name;
+    r->result = result;
+    r->flags = st->decision == HS_BLOCK ? HS_LOG_LAUNCH_BLOCKED : 0;
+    r->first_finding = st->first_finding;
+    hs_log_launch_arg *a = (hs_log_launch_arg *)(r + 1);
+    for (unsigned i = 0; i < n; i++) {
+        const hs_launch_arg *x = &f->args[i];
+        a[i] = (hs_log_launch_arg){.index = x->index, .state = x->state, .how = x->how, .alloc_id = x->alloc_id,
+                                   .offset = x->offset, .value = x->value};
+    }
+    hs_log_commit(r);
+}
 
 uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
 {

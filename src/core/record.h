@@ -26,6 +26,10 @@ void hs_record_event_destroy(const hs_call *c, hs_call_state *st, int result);
 void hs_record_capture_begin(const hs_call *c, hs_call_state *st, int result);
 void hs_record_capture_end(const hs_call *c, hs_call_state *st, int result);
 
+/* A kernel, graph or host-function launch, after the call: geometry, kernel name, the stream's
+ * operation number and the arguments that point into known allocations. */
+void hs_record_launch(const hs_call *c, hs_call_state *st, int result);
+
 /* A finding, as reported; returns its sequence number in this process (1, 2, ...). */
 uint32_t hs_record_finding(const hs_event *e, hs_call_state *st);
 

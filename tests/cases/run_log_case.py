@@ -14,6 +14,7 @@ import tempfile
 
 launcher, cases, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
 failures = []
+last_status = None
 
 
 def check(cond, what):
@@ -30,7 +31,10 @@ def run(tmp, program, *args, options=(), expect=0):
     proc = subprocess.run([launcher] + opts + ["--", os.path.join(cases, program)] + list(args),
                           env=env, capture_output=True, text=True, timeout=300)
     sys.stderr.write(proc.stderr[-4000:])
-    check(proc.returncode == expect, f"{program} {args}: exit status {proc.returncode}, expected {expect}")
+    global last_status
+    last_status = proc.returncode
+    if expect is not None:
+        check(proc.returncode == expect, f"{program} {args}: exit status {proc.returncode}, expected {expect}")
     return sorted(os.path.join(tmp, f) for f in os.listdir(tmp) if f.startswith("hs.") and f.endswith(".log"))
 
 
@@ -105,6 +109,37 @@ def case_demo_sarif_junit(tmp):
     text = report("text", logs)
     check("transpose_embedding (" in text and "demo_inference.c:" in text, "text stacks have file:line")
     check("peak device memory in use: 2.3 GiB" in text, "peak device memory")
+
+
+def case_launches_in_report(tmp):
+    logs = run(tmp, "kernel_cases", "clean", options=("log_mode=full",), expect=None)
+    if last_status == 77:
+        print("SKIP: kernel_cases has no AMD code object (or no simulator)")
+        sys.exit(77)
+    check(last_status == 0, f"kernel_cases clean: exit status {last_status}")
+    rows = copies(logs)
+    launches = [r for r in rows if r["Kind"] == "KERNEL_DISPATCH"]
+    check(len(launches) == 8 and all(r["Kernel_Name"] == "scale" for r in launches),
+          f"8 launches of scale in the CSV: {[r['Kernel_Name'] for r in launches]}")
+    check(all(r["Workgroup_Size_X"] == "64" and r["Grid_Size_X"] == "4096" for r in launches),
+          "rocprofv3's sizes: a workgroup of 64, a grid of 4096 work-items")
+    check(len([r for r in rows if r["Kind"] == "MEMORY_COPY"]) == 8, "the 8 copies are still there")
+    trace = json.loads(report("perfetto", logs))["traceEvents"]
+    slices = [e for e in trace if e.get("ph") == "X" and e.get("name") == "scale"]
+    check(len(slices) == 8, f"{len(slices)} perfetto slices named scale")
+    tracks = {(e["pid"], e["tid"]) for e in slices}
+    check(len(tracks) == 2, f"scale runs on two stream tracks: {tracks}")
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace if e.get("name") == "thread_name"}
+    check(all(names.get(t, "").startswith("stream 0x") for t in tracks), f"the tracks are streams: {names}")
+    copy_tracks = {(e["pid"], e["tid"]) for e in trace if e.get("ph") == "X" and e.get("cat") == "copy"}
+    check(tracks == copy_tracks, f"launches share their stream's track with its copies: {tracks} vs {copy_tracks}")
+    data = json.loads(report("json", logs))
+    kinds = [e["record"] for e in data["events"] if e["record"]["type"] == "launch"]
+    check(len(kinds) == 8 and all(k["name"] == "scale" and k["block"] == [64, 1, 1] and k["seq"] > 0 for k in kinds),
+          f"json launch events: {kinds[:1]}")
+    check(data["summary"]["launches"] == 8, "json summary counts launches")
+    text = report("text", logs)
+    check("launches: 8" in text and "       8  scale" in text, "text summary counts launches by kernel")
 
 
 def png_pixels(path):

@@ -71,8 +71,9 @@ static writer start(uint32_t pid, int rank, uint64_t t0)
     memcpy((uint8_t *)(m + 1) + sizeof seg, path, strlen(path));
 
     static const char *const apis[] = {"hipMalloc", "hipFree", "hipMemcpyDtoH", "hipMemcpyHtoD",
-                                       "hipMemcpyAsync", "hipStreamSynchronize", "hipMemsetAsync", "hipStreamCreate"};
-    for (uint16_t i = 0; i < 8; i++) {
+                                       "hipMemcpyAsync", "hipStreamSynchronize", "hipMemsetAsync", "hipStreamCreate",
+                                       "hipModuleLaunchKernel", "hipLaunchKernel"};
+    for (uint16_t i = 0; i < 10; i++) {
         hs_log_api_name *a = put(w.meta, HS_LOG_API_NAME, sizeof *a + (uint32_t)strlen(apis[i]));
         a->api = i;
         a->name_bytes = (uint16_t)strlen(apis[i]);
@@ -168,6 +169,68 @@ static void sync_on(writer *w, uint64_t t, uint64_t stream)
     y->stream = stream;
 }
 
+static void kernel_name(writer *w, uint32_t id, const char *name)
+{
+    hs_log_kernel_name *k = put(w->meta, HS_LOG_KERNEL_NAME, sizeof *k + (uint32_t)strlen(name));
+    k->id = id;
+    k->name_bytes = (uint16_t)strlen(name);
+    memcpy(k + 1, name, strlen(name));
+}
+
+typedef struct arg {
+    uint16_t index;
+    uint8_t state;
+    uint64_t alloc_id, value;
+    int64_t offset;
+} arg;
+
+/* A launch of kernel-name `name` (api 8 hipModuleLaunchKernel: a module function; api 9
+ * hipLaunchKernel: a host stub). */
+static void launch(writer *w, uint16_t api, uint64_t t, uint32_t name, uint64_t stream, uint64_t seq, uint32_t gx,
+                   uint32_t gy, uint32_t bx, uint32_t shmem, int n_args, const arg *args, uint32_t stack, uint32_t finding)
+{
+    hs_log_launch *l = put(w->events, HS_LOG_LAUNCH, sizeof *l + (uint32_t)n_args * sizeof(hs_log_launch_arg));
+    l->start_ns = t;
+    l->end_ns = t + 700;
+    l->thread = w->events->thread;
+    l->api = api;
+    l->kernel_ref = api == 8 ? HS_LOG_KREF_FUNCTION : HS_LOG_KREF_STUB;
+    l->n_args = (uint8_t)n_args;
+    l->stream = stream;
+    l->seq = seq;
+    l->grid[0] = gx, l->grid[1] = gy, l->grid[2] = 1;
+    l->block[0] = bx, l->block[1] = 1, l->block[2] = 1;
+    l->shmem = shmem;
+    l->stack = stack;
+    l->caller = 0x401234 + 0x180;
+    l->name = name;
+    l->first_finding = finding;
+    hs_log_launch_arg *a = (hs_log_launch_arg *)(l + 1);
+    for (int i = 0; i < n_args; i++)
+        a[i] = (hs_log_launch_arg){.index = args[i].index, .state = args[i].state, .how = HS_LOG_ARG_EXACT,
+                                   .alloc_id = args[i].alloc_id, .offset = args[i].offset, .value = args[i].value};
+}
+
+/* kernel-use-after-free: the launch's argument points into a freed allocation. */
+static void kernel_finding(writer *w, uint64_t t, uint32_t seq, uint64_t stream, uint64_t base, uint64_t size)
+{
+    hs_log_finding *f = put(w->events, HS_LOG_FINDING, sizeof *f);
+    f->time_ns = t;
+    f->seq = seq;
+    f->thread = w->events->thread;
+    f->api = 8;
+    f->kind = 16; /* kernel-use-after-free */
+    f->severity = 2;
+    f->direction = 255;
+    f->stack = 2;
+    f->stream = stream;
+    f->alloc_base = base;
+    f->alloc_size = size;
+    f->alloc_id = 2;
+    f->alloc_stack = 1;
+    f->free_stack = 2;
+}
+
 static int save(const char *dir, const char *name, const uint8_t *data, size_t size)
 {
     char path[1024];
@@ -196,7 +259,20 @@ int main(int argc, char **argv)
     finding(&a, t0 + 20000, 1, 0, 544538624, base, arena, 1976131072, 941568, 0);
     copy(&a, 2, t0 + 20100, 800, 2, 0, 0x7000000, base + 1976131072, 544538624, 1, 1976131072, 1, 1);
     finding(&a, t0 + 21000, 2, 12, 544538624, base, arena, 1976131072, 0, 1);
-    release(&a, t0 + 30000, 2, 0x7fe800000000ull); /* the arena (id 1) is never freed: a leak */
+    /* kernels on both streams: the GEMM reads the arena and writes the pinned buffer ... */
+    const uint64_t pinned = 0x7fe800000000ull;
+    kernel_name(&a, 1, "void gemm_bf16<128, 64>(float*, float const*, int)");
+    kernel_name(&a, 2, "layernorm_fwd");
+    arg gemm_args[] = {{0, HS_LOG_ARG_LIVE, 2, pinned, 0}, {1, HS_LOG_ARG_LIVE, 1, base + 65536, 65536}};
+    arg norm_args[] = {{0, HS_LOG_ARG_LIVE, 1, base + 4096, 4096}};
+    launch(&a, 8, t0 + 15000, 1, 0x5500, 3, 64, 32, 256, 16384, 2, gemm_args, 0, 0);
+    launch(&a, 9, t0 + 16000, 2, 0, 2, 128, 1, 128, 0, 1, norm_args, 0, 0);
+    launch(&a, 8, t0 + 17000, 1, 0x5500, 4, 64, 32, 256, 16384, 2, gemm_args, 0, 0);
+    release(&a, t0 + 30000, 2, pinned); /* the arena (id 1) is never freed: a leak */
+    /* ... and once more after the pinned buffer was freed: kernel-use-after-free */
+    kernel_finding(&a, t0 + 31000, 3, 0x5500, pinned, 1 << 20);
+    arg freed_args[] = {{0, HS_LOG_ARG_FREED, 2, pinned, 0}, {1, HS_LOG_ARG_LIVE, 1, base + 65536, 65536}};
+    launch(&a, 8, t0 + 31000, 1, 0x5500, 5, 64, 32, 256, 16384, 2, freed_args, 2, 3);
     /* rank 1: clean, with a pending copy: the process died inside the call */
     writer b = start(1002, 1, t0 + 500);
     alloc(&b, t0 + 1500, 1, 0x7ff000000000ull, 1 << 24, 1);

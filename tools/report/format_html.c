@@ -1,5 +1,5 @@
-/* One self-contained page: SVG charts of device memory in use over time and of copies on a
- * per-stream timeline, then a findings table.  No scripts, no external files. */
+/* One self-contained page: SVG charts of device memory in use over time and of copies and kernel
+ * launches on a per-stream timeline, then a findings table.  No scripts, no external files. */
 #include "emit.h"
 #include "formats.h"
 #include "symbolize.h"
@@ -20,6 +20,8 @@ static const char *color_of(unsigned type, unsigned dir)
         return "#8e44ad";
     if (type == HS_LOG_SYNC)
         return "#95a5a6";
+    if (type == HS_LOG_LAUNCH)
+        return "#c2185b";
     static const char *const by_dir[] = {"#7f8c8d", "#2980b9", "#e67e22", "#27ae60", "#34495e"};
     return dir < 5 ? by_dir[dir] : "#34495e";
 }
@@ -47,6 +49,17 @@ static void memory_chart(FILE *out, const hsr_summary *s)
 
 typedef struct lane { uint32_t log; uint64_t stream; } lane;
 
+static bool on_timeline(const hsr_event *e, uint64_t *stream)
+{
+    if (e->type == HS_LOG_COPY || e->type == HS_LOG_MEMSET)
+        *stream = ((const hs_log_copy *)e->rec)->stream;
+    else if (e->type == HS_LOG_LAUNCH)
+        *stream = ((const hs_log_launch *)e->rec)->stream;
+    else
+        return false;
+    return true;
+}
+
 static int lane_of(lane **lanes, int *n, uint32_t log, uint64_t stream)
 {
     for (int i = 0; i < *n; i++)
@@ -64,12 +77,12 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
 {
     lane *lanes = NULL;
     int n = 0;
-    for (size_t i = 0; i < set->n_events; i++) {
-        const hsr_event *e = &set->events[i];
-        if (e->type == HS_LOG_COPY || e->type == HS_LOG_MEMSET)
-            lane_of(&lanes, &n, e->log, ((const hs_log_copy *)e->rec)->stream);
-    }
-    fprintf(out, "<h2>Copies by stream</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"copies on a per-stream timeline\">\n",
+    uint64_t stream;
+    for (size_t i = 0; i < set->n_events; i++)
+        if (on_timeline(&set->events[i], &stream))
+            lane_of(&lanes, &n, set->events[i].log, stream);
+    fprintf(out, "<h2>Copies and launches by stream</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" "
+                 "aria-label=\"copies and kernel launches on a per-stream timeline\">\n",
             WIDTH, n * LANE_H + 30);
     for (int i = 0; i < n; i++)
         fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/><text x=\"5\" y=\"%d\" font-size=\"12\">pid %u stream 0x%llx</text>\n",
@@ -78,10 +91,21 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
     size_t drawn = 0;
     for (size_t i = 0; i < set->n_events && drawn < MAX_RECTS; i++) {
         const hsr_event *e = &set->events[i];
-        if (e->type != HS_LOG_COPY && e->type != HS_LOG_MEMSET)
+        if (!on_timeline(e, &stream))
             continue;
+        int l = lane_of(&lanes, &n, e->log, stream);
+        if (e->type == HS_LOG_LAUNCH) {
+            const hs_log_launch *k = e->rec;
+            double x0 = x_of(s, k->start_ns), x1 = x_of(s, k->end_ns > k->start_ns ? k->end_ns : k->start_ns);
+            fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
+                    x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, 0));
+            hsr_xml_string(out, hsr_launch_name(&set->logs[e->log], k));
+            fprintf(out, " grid (%u,%u,%u) block (%u,%u,%u)</title></rect>\n", k->grid[0], k->grid[1], k->grid[2],
+                    k->block[0], k->block[1], k->block[2]);
+            drawn++;
+            continue;
+        }
         const hs_log_copy *c = e->rec;
-        int l = lane_of(&lanes, &n, e->log, c->stream);
         double x0 = x_of(s, c->start_ns), x1 = x_of(s, c->end_ns ? c->end_ns : c->start_ns);
         fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s %llu bytes</title></rect>\n",
                 x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, c->direction),
@@ -91,9 +115,29 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
     }
     fprintf(out, "</svg>\n<p class=\"legend\"><span style=\"color:#2980b9\">&#9632; H2D</span> <span style=\"color:#e67e22\">&#9632; D2H</span> "
                  "<span style=\"color:#27ae60\">&#9632; D2D</span> <span style=\"color:#7f8c8d\">&#9632; H2H</span> "
-                 "<span style=\"color:#8e44ad\">&#9632; memset</span>%s</p>\n",
+                 "<span style=\"color:#8e44ad\">&#9632; memset</span> <span style=\"color:#c2185b\">&#9632; kernel launch</span>%s</p>\n",
             drawn == MAX_RECTS ? " (first 20000 operations drawn)" : "");
     free(lanes);
+}
+
+/* Launches by kernel, per log (the ten most launched of each). */
+static void launches_table(FILE *out, hsr_set *set, const hsr_summary *s)
+{
+    if (!s->launches)
+        return;
+    fprintf(out, "<h2>Kernel launches</h2>\n<table><tr><th>pid</th><th>kernel</th><th>launches</th></tr>\n");
+    for (int i = 0; i < s->n_launch_logs; i++) {
+        const hsr_log_launches *per = &s->launches_by_log[i];
+        for (int k = 0; k < per->n_kernels && k < 10; k++) {
+            fprintf(out, "<tr><td>%u</td><td>", set->logs[i].header.pid);
+            hsr_xml_string(out, per->kernels[k].name);
+            fprintf(out, "</td><td>%llu</td></tr>\n", (unsigned long long)per->kernels[k].launches);
+        }
+        if (per->n_kernels > 10)
+            fprintf(out, "<tr><td>%u</td><td>(%d more kernels)</td><td></td></tr>\n", set->logs[i].header.pid,
+                    per->n_kernels - 10);
+    }
+    fprintf(out, "</table>\n");
 }
 
 static void findings_table(FILE *out, hsr_set *set)
@@ -139,12 +183,14 @@ void hsr_format_html(hsr_set *set, const hsr_summary *s, FILE *out)
             hsr_xml_string(out, set->logs[i].damage[d]);
         }
     }
-    fprintf(out, "</p>\n<p>%llu copies, %llu memsets, %llu allocations, %llu frees, %llu syncs; peak device memory %s; %llu findings.</p>\n",
-            (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->allocs,
-            (unsigned long long)s->frees, (unsigned long long)s->syncs, hsr_human_bytes(s->peak_device_bytes, b, sizeof b),
-            (unsigned long long)s->findings);
+    fprintf(out, "</p>\n<p>%llu copies, %llu memsets, %llu kernel launches, %llu allocations, %llu frees, %llu syncs; "
+                 "peak device memory %s; %llu findings.</p>\n",
+            (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->launches,
+            (unsigned long long)s->allocs, (unsigned long long)s->frees, (unsigned long long)s->syncs,
+            hsr_human_bytes(s->peak_device_bytes, b, sizeof b), (unsigned long long)s->findings);
     memory_chart(out, s);
     timeline(out, set, s);
+    launches_table(out, set, s);
     findings_table(out, set);
     fprintf(out, "</body></html>\n");
 }

@@ -87,6 +87,27 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
                 (unsigned long long)v->event, (unsigned long long)v->stream, v->result);
         break;
     }
+    case HS_LOG_LAUNCH: {
+        const hs_log_launch *l = e->rec;
+        fprintf(out, "{\"type\":\"launch\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,\"name\":",
+                hsr_api_name(log, l->api), (unsigned long long)l->start_ns, (unsigned long long)l->end_ns, l->thread);
+        hsr_json_string(out, hsr_launch_name(log, l));
+        fprintf(out, ",\"kernel_ref\":\"%s\",\"stream\":\"0x%llx\",\"seq\":%llu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
+                     "\"shmem\":%u,\"caller\":\"0x%llx\",\"blocked\":%s,\"result\":%d,\"first_finding\":%u,\"args\":[",
+                hsr_kernel_ref_name(l->kernel_ref), (unsigned long long)l->stream, (unsigned long long)l->seq, l->grid[0],
+                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shmem, (unsigned long long)l->caller,
+                l->flags & HS_LOG_LAUNCH_BLOCKED ? "true" : "false", l->result, l->first_finding);
+        for (unsigned i = 0; i < l->n_args; i++) {
+            hs_log_launch_arg a = hsr_launch_arg(l, i);
+            fprintf(out, "%s{\"index\":%u,\"how\":\"%s\",\"value\":\"0x%llx\",\"alloc\":%llu,\"offset\":%lld,\"state\":\"%s\"}",
+                    i ? "," : "", a.index, a.how ? "scanned" : "exact", (unsigned long long)a.value,
+                    (unsigned long long)a.alloc_id, (long long)a.offset, hsr_arg_state_name(a.state));
+        }
+        fprintf(out, "],\"stack\":");
+        stack_json(out, log, l->stack);
+        fputc('}', out);
+        break;
+    }
     case HS_LOG_FINDING: {
         const hs_log_finding *f = e->rec;
         fprintf(out, "{\"type\":\"finding\",\"seq\":%u,\"kind\":\"%s\",\"severity\":\"%s\",\"api\":\"%s\","
@@ -153,10 +174,19 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
     fprintf(out, "},\"bytes_by_direction\":{");
     for (unsigned d = 0; d < 5; d++)
         fprintf(out, "%s\"%s\":%llu", d ? "," : "", hsr_direction_name(d), (unsigned long long)s->bytes_by_dir[d]);
-    fprintf(out, "},\"copies\":%llu,\"memsets\":%llu,\"allocs\":%llu,\"frees\":%llu,\"syncs\":%llu,"
-                 "\"peak_device_bytes\":%llu,\"findings_by_kind\":{",
+    fprintf(out, "},\"copies\":%llu,\"memsets\":%llu,\"allocs\":%llu,\"frees\":%llu,\"syncs\":%llu,\"launches\":%llu,"
+                 "\"launches_by_kernel\":[",
             (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->allocs,
-            (unsigned long long)s->frees, (unsigned long long)s->syncs, (unsigned long long)s->peak_device_bytes);
+            (unsigned long long)s->frees, (unsigned long long)s->syncs, (unsigned long long)s->launches);
+    const char *comma = "";
+    for (int i = 0; i < s->n_launch_logs; i++)
+        for (int k = 0; k < s->launches_by_log[i].n_kernels; k++) {
+            fprintf(out, "%s{\"pid\":%u,\"name\":", comma, set->logs[i].header.pid);
+            hsr_json_string(out, s->launches_by_log[i].kernels[k].name);
+            fprintf(out, ",\"launches\":%llu}", (unsigned long long)s->launches_by_log[i].kernels[k].launches);
+            comma = ",";
+        }
+    fprintf(out, "],\"peak_device_bytes\":%llu,\"findings_by_kind\":{", (unsigned long long)s->peak_device_bytes);
     const char *sep = "";
     for (unsigned k = 0; k < hsr_kind_count(); k++)
         if (s->findings_by_kind[k]) {

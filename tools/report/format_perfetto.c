@@ -1,6 +1,7 @@
 /* Chrome trace JSON (traceEvents) that opens in ui.perfetto.dev: one process per log, one track
- * per stream with its copies, memsets and syncs, findings as instant events, and a counter
- * track of device memory in use. */
+ * per stream with its copies, memsets, syncs and kernel launches (a slice named by the kernel,
+ * as long as the host's launch call), findings as instant events, and a counter track of device
+ * memory in use. */
 #include "emit.h"
 #include "formats.h"
 
@@ -80,6 +81,26 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
             fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
                          "\"args\":{\"result\":%d}}",
                     hsr_api_name(l, y->api), pid, tid, us(s, y->start_ns), (y->end_ns - y->start_ns) / 1000.0, y->result);
+        } else if (e->type == HS_LOG_LAUNCH) {
+            const hs_log_launch *k = e->rec;
+            int tid = track_of(&t, e->log, k->stream, &fresh);
+            if (fresh)
+                name_track(out, pid, tid, k->stream);
+            uint64_t end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
+            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"launch\",\"name\":");
+            hsr_json_string(out, hsr_launch_name(l, k));
+            fprintf(out, ",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"api\":\"%s\",\"grid\":\"%u,%u,%u\","
+                         "\"block\":\"%u,%u,%u\",\"shmem\":%u,\"seq\":%llu,\"result\":%d",
+                    pid, tid, us(s, k->start_ns), (end - k->start_ns) / 1000.0, hsr_api_name(l, k->api), k->grid[0],
+                    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->shmem, (unsigned long long)k->seq,
+                    k->result);
+            for (unsigned a = 0; a < k->n_args; a++) {
+                hs_log_launch_arg arg = hsr_launch_arg(k, a);
+                fprintf(out, ",\"pointer%u\":\"argument %u%s: 0x%llx, allocation #%llu %+lld, %s\"", a, arg.index,
+                        arg.how ? " (scanned)" : "", (unsigned long long)arg.value, (unsigned long long)arg.alloc_id,
+                        (long long)arg.offset, hsr_arg_state_name(arg.state));
+            }
+            fprintf(out, "}}");
         } else if (e->type == HS_LOG_FINDING) {
             const hs_log_finding *f = e->rec;
             int tid = track_of(&t, e->log, f->stream, &fresh);

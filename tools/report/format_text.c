@@ -58,6 +58,19 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
         if (s->copies_by_dir[d])
             fprintf(out, "    %-7s %s in %llu copies\n", hsr_direction_name(d),
                     hsr_human_bytes(s->bytes_by_dir[d], b1, sizeof b1), (unsigned long long)s->copies_by_dir[d]);
+    if (s->launches) /* none: logs written before launches were recorded say nothing of them */
+        fprintf(out, "  launches: %llu\n", (unsigned long long)s->launches);
+    for (int i = 0; i < s->n_launch_logs; i++) {
+        const hsr_log_launches *per = &s->launches_by_log[i];
+        if (!per->launches)
+            continue;
+        fprintf(out, "    %s (pid %u): %llu launch%s by kernel\n", set->logs[i].path, set->logs[i].header.pid,
+                (unsigned long long)per->launches, per->launches == 1 ? "" : "es");
+        for (int k = 0; k < per->n_kernels && k < 10; k++)
+            fprintf(out, "      %8llu  %s\n", (unsigned long long)per->kernels[k].launches, per->kernels[k].name);
+        if (per->n_kernels > 10)
+            fprintf(out, "      (%d more kernels)\n", per->n_kernels - 10);
+    }
     fprintf(out, "  peak device memory in use: %s (%llu bytes) at +%.6f s\n",
             hsr_human_bytes(s->peak_device_bytes, b1, sizeof b1), (unsigned long long)s->peak_device_bytes,
             rel(s, s->peak_time_ns));
@@ -95,6 +108,18 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
                     (unsigned long long)f->alloc_id, (unsigned long long)f->alloc_base,
                     (unsigned long long)(f->alloc_base + f->alloc_size), (unsigned long long)f->alloc_offset,
                     (unsigned long long)(f->alloc_offset % 4096));
+        const hs_log_launch *launch = hsr_launch_of_finding(s, (uint32_t)(l - set->logs), f->seq);
+        if (launch)
+            fprintf(out, "      launch of %s: grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n",
+                    hsr_launch_name(l, launch), launch->grid[0], launch->grid[1], launch->grid[2], launch->block[0],
+                    launch->block[1], launch->block[2], launch->shmem, (unsigned long long)launch->stream,
+                    (unsigned long long)launch->caller);
+        for (unsigned a = 0; launch && a < launch->n_args; a++) {
+            hs_log_launch_arg arg = hsr_launch_arg(launch, a);
+            fprintf(out, "        argument %u (%s): 0x%llx, allocation #%llu %+lld, %s\n", arg.index,
+                    arg.how ? "scanned" : "pointer", (unsigned long long)arg.value, (unsigned long long)arg.alloc_id,
+                    (long long)arg.offset, hsr_arg_state_name(arg.state));
+        }
         print_stack(out, l, f->stack, "at");
         print_stack(out, l, f->alloc_stack, "allocated at");
         print_stack(out, l, f->free_stack, "freed at");

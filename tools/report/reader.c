@@ -108,7 +108,38 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
         }
         free(log->api_names[a.api]);
         log->api_names[a.api] = strndup((const char *)p + sizeof a, a.name_bytes);
+    } else if (type == HS_LOG_KERNEL_NAME) {
+        hs_log_kernel_name k;
+        memcpy(&k, p, sizeof k);
+        if (sizeof k + (uint64_t)k.name_bytes > size) {
+            damage(log, "offset %llu: kernel-name record longer than its size", (unsigned long long)off);
+            return;
+        }
+        if (!k.id) {
+            damage(log, "offset %llu: kernel-name record with id 0: skipped", (unsigned long long)off);
+            return;
+        }
+        hsr_kname *grown = realloc(log->kernel_names, (log->n_kernel_names + 1) * sizeof *grown);
+        if (!grown)
+            return;
+        log->kernel_names = grown;
+        char *name = strndup((const char *)p + sizeof k, k.name_bytes);
+        if (name)
+            log->kernel_names[log->n_kernel_names++] = (hsr_kname){k.id, name};
     }
+}
+
+/* A launch's arguments must fit in its record; false (and damage) when they do not. */
+static bool launch_ok(hsr_log *log, const uint8_t *p, uint32_t size, uint64_t off)
+{
+    hs_log_launch l;
+    memcpy(&l, p, sizeof l);
+    if (l.n_args > HS_LOG_LAUNCH_MAX_ARGS || sizeof l + (uint64_t)l.n_args * sizeof(hs_log_launch_arg) > size) {
+        damage(log, "offset %llu: launch record with %u arguments does not hold them (size %u): skipped",
+               (unsigned long long)off, l.n_args, size);
+        return false;
+    }
+    return true;
 }
 
 static uint64_t event_time(uint16_t type, const uint8_t *p)
@@ -167,9 +198,10 @@ static void parse_chunk(hsr_set *set, uint32_t index, const uint8_t *chunk, uint
                    (unsigned long long)roff, rh.type, rh.size);
             return;
         }
-        if (rh.type == HS_LOG_MODULE || rh.type == HS_LOG_STACK || rh.type == HS_LOG_API_NAME)
+        if (rh.type == HS_LOG_MODULE || rh.type == HS_LOG_STACK || rh.type == HS_LOG_API_NAME ||
+            rh.type == HS_LOG_KERNEL_NAME)
             parse_meta(log, rh.type, p, rh.size, roff);
-        else
+        else if (rh.type != HS_LOG_LAUNCH || launch_ok(log, p, rh.size, roff))
             add_event(set, index, rh.type, p, event_time(rh.type, p));
         p += rh.size;
     }
@@ -217,6 +249,12 @@ static int by_stack_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int by_kernel_id(const void *a, const void *b)
+{
+    uint32_t x = ((const hsr_kname *)a)->id, y = ((const hsr_kname *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
 static hsr_log *new_log(hsr_set *set, const char *name)
 {
     hsr_log *grown = realloc(set->logs, (set->n_logs + 1) * sizeof *grown);
@@ -239,6 +277,8 @@ void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t 
     parse(set, (uint32_t)set->n_logs++);
     if (log->n_stacks)
         qsort(log->stacks, log->n_stacks, sizeof *log->stacks, by_stack_id);
+    if (log->n_kernel_names)
+        qsort(log->kernel_names, log->n_kernel_names, sizeof *log->kernel_names, by_kernel_id);
 }
 
 bool hsr_add_file(hsr_set *set, const char *path)
@@ -285,6 +325,9 @@ void hsr_free(hsr_set *set)
             free((void *)l->modules[m].path);
         for (int a = 0; a < l->n_api_names; a++)
             free(l->api_names[a]);
+        for (size_t k = 0; k < l->n_kernel_names; k++)
+            free(l->kernel_names[k].name);
+        free(l->kernel_names);
         for (int d = 0; d < l->n_damage; d++)
             free(l->damage[d]);
         free(l->modules);
@@ -328,5 +371,47 @@ uint64_t hsr_event_end(const hsr_event *e)
         memcpy(&s, e->rec, sizeof s);
         return s.end_ns ? s.end_ns : s.start_ns;
     }
+    if (e->type == HS_LOG_LAUNCH) {
+        hs_log_launch l;
+        memcpy(&l, e->rec, sizeof l);
+        return l.end_ns > l.start_ns ? l.end_ns : l.start_ns;
+    }
     return e->time_ns;
+}
+
+const char *hsr_kernel_name(const hsr_log *log, uint32_t id)
+{
+    hsr_kname key = {.id = id};
+    const hsr_kname *k =
+        id && log->n_kernel_names ? bsearch(&key, log->kernel_names, log->n_kernel_names, sizeof key, by_kernel_id) : NULL;
+    return k ? k->name : NULL;
+}
+
+const char *hsr_launch_name(const hsr_log *log, const hs_log_launch *l)
+{
+    const char *name = hsr_kernel_name(log, l->name);
+    if (name && *name)
+        return name;
+    return l->kernel_ref == HS_LOG_KREF_GRAPH     ? "(graph)"
+         : l->kernel_ref == HS_LOG_KREF_HOST_FN   ? "(host function)"
+                                                  : "(unknown kernel)";
+}
+
+hs_log_launch_arg hsr_launch_arg(const hs_log_launch *l, unsigned i)
+{
+    hs_log_launch_arg a;
+    memcpy(&a, (const uint8_t *)l + sizeof *l + (size_t)i * sizeof a, sizeof a);
+    return a;
+}
+
+const char *hsr_kernel_ref_name(unsigned ref)
+{
+    static const char *const names[] = {"none", "host-stub", "module-function", "graph", "host-function"};
+    return ref < 5 ? names[ref] : "unknown";
+}
+
+const char *hsr_arg_state_name(unsigned state)
+{
+    static const char *const names[] = {"live", "freed", "unknown"};
+    return state < 3 ? names[state] : "unknown";
 }

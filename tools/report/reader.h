@@ -24,6 +24,11 @@ typedef struct hsr_stack {
     const uint8_t *frames;           /* n_frames little-endian uint64, unaligned */
 } hsr_stack;
 
+typedef struct hsr_kname {
+    uint32_t id;
+    char *name;
+} hsr_kname;
+
 typedef struct hsr_log {
     char *path;
     const uint8_t *data;             /* the whole file, mapped */
@@ -37,6 +42,8 @@ typedef struct hsr_log {
     size_t n_stacks;
     char **api_names;                /* by api number */
     int n_api_names;
+    hsr_kname *kernel_names;         /* KERNEL_NAME records, sorted by id */
+    size_t n_kernel_names;
     char **damage;                   /* one message per problem, with the file offset */
     int n_damage;
     void *symbolizer;                /* symbolize.c's state for this log */
@@ -72,6 +79,14 @@ const char *hsr_api_name(const hsr_log *log, uint16_t api);
 const char *hsr_kind_name(unsigned kind);
 unsigned hsr_kind_count(void);
 const char *hsr_direction_name(unsigned dir);
-uint64_t hsr_event_end(const hsr_event *e);   /* end time of copies and syncs, else time_ns */
+uint64_t hsr_event_end(const hsr_event *e);   /* end time of copies, syncs and launches, else time_ns */
+
+/* Launches (the reader has checked n_args against the record's size: args are safe to read). */
+const char *hsr_kernel_name(const hsr_log *log, uint32_t id);    /* NULL when the log does not name it */
+/* What a launch ran: its kernel's name, else "(graph)", "(host function)" or "(unknown kernel)". */
+const char *hsr_launch_name(const hsr_log *log, const hs_log_launch *l);
+hs_log_launch_arg hsr_launch_arg(const hs_log_launch *l, unsigned i);
+const char *hsr_kernel_ref_name(unsigned ref);  /* "host-stub", "module-function", "graph", "host-function" */
+const char *hsr_arg_state_name(unsigned state); /* "live", "freed", "unknown" */
 
 #endif

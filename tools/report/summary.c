@@ -11,6 +11,60 @@ typedef struct live_alloc {
     UT_hash_handle hh;
 } live_alloc;
 
+/* Launches counted by log and kernel-name id (id 0: by kernel_ref) while the timeline is read. */
+typedef struct kernel_tally {
+    struct { uint32_t log; uint32_t ref; uint32_t id; } key;
+    const char *name;
+    uint64_t launches;
+    UT_hash_handle hh;
+} kernel_tally;
+
+static void count_launch(hsr_summary *s, kernel_tally **tally, const hsr_log *log, uint32_t index, const hs_log_launch *l)
+{
+    kernel_tally key, *t = NULL;
+    memset(&key, 0, sizeof key);
+    key.key.log = index;
+    key.key.id = l->name;
+    key.key.ref = !l->name && (l->kernel_ref == HS_LOG_KREF_GRAPH || l->kernel_ref == HS_LOG_KREF_HOST_FN) ? l->kernel_ref : 0;
+    HASH_FIND(hh, *tally, &key.key, sizeof key.key, t);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)))
+            return;
+        t->key = key.key;
+        t->name = hsr_launch_name(log, l);
+        HASH_ADD(hh, *tally, key, sizeof t->key, t);
+    }
+    t->launches++;
+    s->launches++;
+    if (s->launches_by_log)
+        s->launches_by_log[index].launches++;
+}
+
+static int by_launches(const void *a, const void *b)
+{
+    const hsr_kernel_count *x = a, *y = b;
+    return x->launches != y->launches ? (x->launches < y->launches ? 1 : -1) : strcmp(x->name, y->name);
+}
+
+/* The tallies into each log's list, most launched first. */
+static void list_kernels(hsr_summary *s, kernel_tally **tally)
+{
+    kernel_tally *t, *tmp;
+    HASH_ITER(hh, *tally, t, tmp) {
+        hsr_log_launches *per = s->launches_by_log ? &s->launches_by_log[t->key.log] : NULL;
+        hsr_kernel_count *grown = per ? realloc(per->kernels, (per->n_kernels + 1) * sizeof *grown) : NULL;
+        if (grown) {
+            per->kernels = grown;
+            per->kernels[per->n_kernels++] = (hsr_kernel_count){t->name, t->launches};
+        }
+        HASH_DEL(*tally, t);
+        free(t);
+    }
+    for (int i = 0; s->launches_by_log && i < s->n_launch_logs; i++)
+        if (s->launches_by_log[i].n_kernels > 1)
+            qsort(s->launches_by_log[i].kernels, s->launches_by_log[i].n_kernels, sizeof(hsr_kernel_count), by_launches);
+}
+
 static void count_api(hsr_summary *s, const char *name)
 {
     for (int i = 0; i < s->n_apis; i++)
@@ -52,7 +106,10 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
         s->any_ring |= set->logs[i].header_ok && !(set->logs[i].header.flags & HS_LOG_FLAG_FULL);
     live_alloc *live = NULL;
     uint64_t in_use = 0;
-    size_t mem_cap = 0;
+    size_t mem_cap = 0, finding_launch_cap = 0;
+    kernel_tally *tally = NULL;
+    if (set->n_logs && (s->launches_by_log = calloc(set->n_logs, sizeof *s->launches_by_log)))
+        s->n_launch_logs = set->n_logs;
     for (size_t i = 0; i < set->n_events; i++) {
         const hsr_event *e = &set->events[i];
         const hsr_log *log = &set->logs[e->log];
@@ -128,6 +185,23 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             }
             break;
         }
+        case HS_LOG_LAUNCH: {
+            const hs_log_launch *l = e->rec;
+            count_api(s, hsr_api_name(log, l->api));
+            count_launch(s, &tally, log, e->log, l);
+            if (!l->first_finding)
+                break;
+            if (s->n_finding_launches == finding_launch_cap) {
+                size_t c = finding_launch_cap ? finding_launch_cap * 2 : 16;
+                hsr_finding_launch *grown = realloc(s->finding_launches, c * sizeof *grown);
+                if (!grown)
+                    break;
+                s->finding_launches = grown;
+                finding_launch_cap = c;
+            }
+            s->finding_launches[s->n_finding_launches++] = (hsr_finding_launch){e->log, l->first_finding, l};
+            break;
+        }
         case HS_LOG_FINDING: {
             const hs_log_finding *f = e->rec;
             s->findings++;
@@ -141,6 +215,7 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
     }
     if (s->n_apis)
         qsort(s->apis, s->n_apis, sizeof *s->apis, by_calls);
+    list_kernels(s, &tally);
     live_alloc *l, *tmp;
     size_t n = HASH_COUNT(live);
     s->leaks = n ? calloc(n, sizeof *s->leaks) : NULL;
@@ -154,8 +229,20 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
     }
 }
 
+const hs_log_launch *hsr_launch_of_finding(const hsr_summary *s, uint32_t log, uint32_t seq)
+{
+    for (size_t i = 0; i < s->n_finding_launches; i++)
+        if (s->finding_launches[i].log == log && s->finding_launches[i].finding == seq)
+            return s->finding_launches[i].launch;
+    return NULL;
+}
+
 void hsr_summary_free(hsr_summary *s)
 {
+    for (int i = 0; s->launches_by_log && i < s->n_launch_logs; i++)
+        free(s->launches_by_log[i].kernels);
+    free(s->launches_by_log);
+    free(s->finding_launches);
     free(s->apis);
     free(s->findings_by_kind);
     free(s->leaks);

@@ -21,10 +21,33 @@ typedef struct hsr_memory_point {
     uint64_t bytes;                  /* device memory in use in all logs together, after this event */
 } hsr_memory_point;
 
+typedef struct hsr_kernel_count {
+    const char *name;                /* hsr_launch_name(): points into the log */
+    uint64_t launches;
+} hsr_kernel_count;
+
+/* One log's launches, by what they ran. */
+typedef struct hsr_log_launches {
+    uint64_t launches;
+    hsr_kernel_count *kernels;       /* most launched first, then by name */
+    int n_kernels;
+} hsr_log_launches;
+
+/* A launch that has a finding (kernel-use-after-free, a blocked launch). */
+typedef struct hsr_finding_launch {
+    uint32_t log;
+    uint32_t finding;                /* the finding's seq in that log */
+    const hs_log_launch *launch;
+} hsr_finding_launch;
+
 typedef struct hsr_summary {
     hsr_api_count *apis;             /* most called first */
     int n_apis;
-    uint64_t copies, memsets, allocs, frees, syncs, findings;
+    uint64_t copies, memsets, allocs, frees, syncs, findings, launches;
+    hsr_log_launches *launches_by_log; /* n_launch_logs: one per log of the set */
+    int n_launch_logs;
+    hsr_finding_launch *finding_launches;
+    size_t n_finding_launches;
     uint64_t copies_by_dir[5], bytes_by_dir[5];
     uint64_t peak_device_bytes, peak_time_ns;
     uint64_t *findings_by_kind;      /* hsr_kind_count() entries */
@@ -39,5 +62,7 @@ typedef struct hsr_summary {
 
 void hsr_summarize(const hsr_set *set, hsr_summary *s);
 void hsr_summary_free(hsr_summary *s);
+/* The launch that made finding `seq` of log `log`, NULL if none. */
+const hs_log_launch *hsr_launch_of_finding(const hsr_summary *s, uint32_t log, uint32_t seq);
 
 #endif
