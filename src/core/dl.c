@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <stdbool.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -89,12 +90,13 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *arg)
     find_symbol *f = arg;
     const char *base = strrchr(info->dlpi_name, '/');
     base = base ? base + 1 : info->dlpi_name;
-    if (strncmp(base, "libc.so.", 8) && strncmp(base, "libdl.so.", 9))
+    bool libc = !strncmp(base, "libc.so.", 8) || !strncmp(base, "ld-musl", 7) || !strncmp(base, "libc.musl", 9);
+    if (!libc && strncmp(base, "libdl.so.", 9))
         return 0;
     void *p = lookup_in(info, f->name);
     if (p)
         f->found = p;
-    return p && !strncmp(base, "libc.so.", 8); /* libc's wins (glibc >= 2.34); libdl's is older glibc's */
+    return p && libc; /* the C library's wins (glibc >= 2.34, musl); libdl's is older glibc's */
 }
 
 static void *libc_symbol(const char *name)
