@@ -32,7 +32,7 @@ RANKS = [
     ("fallback", ["fallback"]),
     ("report", ["report"]),
     ("check", ["check"]),
-    ("launches", ["ledger", "kernel_info"]),
+    ("launches", ["ledger", "kernel_info", "redzones"]),
     ("call", ["call"]),
     ("services", None),  # everything else
 ]

@@ -135,6 +135,8 @@ typedef struct hs_launch_arg {
     uintptr_t value;
     uint64_t alloc_id;
     int64_t offset;           /* from the allocation's base */
+    uint64_t alloc_size;      /* the allocation's size, and its redzone (redzones=N) */
+    uint32_t redzone;
 } hs_launch_arg;
 
 enum { HS_LAUNCH_MAX_ARGS = 8 };

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "redzones.h"
 
 static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
 #define HS_KIND(id, name, sev) [HS_KIND_##id] = {name, sev},
@@ -259,6 +260,11 @@ int hs_check_result(const hs_call *call, const hs_facts *f, bool rescued, const 
             break;
         }
     return 1;
+}
+
+hs_finding hs_check_redzone(const hs_redzone_damage *d)
+{
+    return (hs_finding){HS_KIND_KERNEL_OUT_OF_BOUNDS_WRITE, HS_SEV_ERROR, HS_SIDE_DST, (uint64_t)d->last + 1, 0};
 }
 
 bool hs_finding_is_device_fault(const hs_finding *f) { return f->kind == HS_KIND_DEVICE_FAULT; }

@@ -6,6 +6,7 @@
 #define HS_CHECK_H
 
 #include "call.h"
+#include "redzones.h"
 
 typedef int (*hs_rule_fn)(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 
@@ -45,6 +46,9 @@ int hs_check_free(const hs_call *call, const hs_facts *facts, hs_finding *out, i
  * finding by themselves.  Returns the number of findings written to *out (0 or 1). */
 int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier,
                     int n_earlier, hs_finding *out);
+/* A redzone found overwritten: kernel-out-of-bounds-write; overrun = the last byte written past
+ * the allocation's end + 1. */
+hs_finding hs_check_redzone(const hs_redzone_damage *d);
 /* Does this finding report a device fault (it carries the launch ledger's suspects, and the
  * same sticky fault is reported once)? */
 bool hs_finding_is_device_fault(const hs_finding *f);

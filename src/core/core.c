@@ -9,6 +9,8 @@
 #include "frontend.h"
 #include "init.h"
 #include "ledger.h"
+#include "redzones.h"
+#include "shadow.h"
 #include "model.h"
 #include "ops.h"
 #include "policy.h"
@@ -37,7 +39,12 @@ bool hs_enter(void)
     return true;
 }
 
-void hs_leave(void) { in_wrapper = 0; }
+void hs_leave(void)
+{
+    in_wrapper = 0;
+    if (HS_UNLIKELY(hs_redzones_on()))
+        hs_redzone_leave();
+}
 
 /* ---- decide and report ---- */
 
@@ -69,6 +76,28 @@ static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs
     if (fault)
         hs_ledger_suspects(&suspects);
     report_with(c, st, fi, action, has_result, result, fault ? &suspects : NULL);
+}
+
+/* redzones=N: read back the redzones that launches may have touched (only_base: one
+ * allocation's, at its free); each overwritten one is kernel-out-of-bounds-write, with the
+ * launches that had a pointer into it as suspects. */
+static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_base)
+{
+    hs_redzone_damage damage[HS_REDZONE_MAX_DAMAGE];
+    int n = hs_redzones_verify(hs_layer_of(c->api)->read, only_base, damage, HS_REDZONE_MAX_DAMAGE);
+    for (int i = 0; i < n; i++) {
+        hs_finding fi = hs_check_redzone(&damage[i]);
+        hs_call_state about = *st; /* the finding is about the allocation, not this call's ranges */
+        about.facts.src = (hs_side){0};
+        about.facts.dst = (hs_side){.ptr = damage[i].alloc.base + damage[i].alloc.size + damage[i].first,
+                                    .extent = damage[i].last - damage[i].first + 1, .where = HS_WHERE_LIVE};
+        hs_shadow_lookup(damage[i].alloc.base, &about.facts.dst.alloc);
+        if (suppressed(c, &about, fi.kind))
+            continue;
+        hs_suspects users;
+        hs_ledger_users(damage[i].alloc.id, &users);
+        report_with(c, &about, &fi, HS_ACTION_FORWARDED, false, 0, &users);
+    }
 }
 
 /* serialize=1: wait for the launch just made; a fault now is this launch's. */
@@ -124,6 +153,11 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     memset(st, 0, offsetof(hs_call_state, sync_clock)); /* every call pays this: not the clock's 512 bytes */
     st->sync_clock.n = 0;
     const hs_op_row *row = &hs_ops[c->op];
+    if (HS_UNLIKELY(hs_redzones_on())) {
+        hs_redzone_enter(c);
+        if (c->op == HS_OP_FREE && c->free_ptr)
+            check_redzones(c, st, c->free_ptr); /* before the memory goes */
+    }
     if (c->has_stream)
         hs_gather_stream_state(c, st);
     if (row->claim)
@@ -163,6 +197,8 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
             row->apply(c, st);
         if (result == 0 && row->serialize && HS_UNLIKELY(hs_opts()->serialize))
             serialize_launch(c, st);
+        if (result == 0 && row->sync_point && HS_UNLIKELY(hs_redzones_on()) && (c->op == HS_OP_SYNC || !c->async))
+            check_redzones(c, st, 0); /* the work before this point is done */
         goto done;
     }
     hs_finding fi;

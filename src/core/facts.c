@@ -272,6 +272,8 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     if (where != HS_WHERE_NONE) {
         a->alloc_id = span.id;
         a->offset = (int64_t)(value - span.base);
+        a->alloc_size = span.size;
+        a->redzone = span.redzone;
     }
     if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};

@@ -48,6 +48,10 @@ typedef struct hs_layer {
     int (*kernel_params)(const void *kernel, int ref, hs_kernel_param *out, int max);
     /* serialize=1: waits for the stream and returns the runtime's code. */
     int (*stream_sync)(uintptr_t stream);
+    /* Redzones (redzones=N): fill device bytes with a value, and read device bytes back, with
+     * the real runtime, synchronously. */
+    int (*fill)(uintptr_t device, int value, size_t n);
+    int (*read)(void *host, uintptr_t device, size_t n);
     /* Modules, for kernel metadata: a module was loaded from an image; a function was found in one. */
     void (*module_loaded)(const void *module, const void *image);
     void (*function_found)(const void *function, const void *module, const char *name);

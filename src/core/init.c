@@ -4,6 +4,7 @@
 #include "init.h"
 #include "kernel_info.h"
 #include "ledger.h"
+#include "redzones.h"
 #include "check.h"
 #include "policy.h"
 #include "fallback.h"
@@ -77,6 +78,7 @@ static void child_after_fork(void)
     hs_regions_after_fork();
     hs_vmm_after_fork();
     hs_ledger_after_fork();
+    hs_redzones_after_fork();
     hs_kernel_info_after_fork();
     hs_fallback_after_fork();
     hs_log_after_fork();
@@ -103,6 +105,7 @@ static void init_once_body(void)
         return;
     }
     hs_ledger_init((unsigned)options.ledger_size);
+    hs_redzones_init(options.redzones);
     hs_report_init(&options);
     hs_policy_init(&options);
     hs_fallback_init(&options);

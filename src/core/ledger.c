@@ -72,6 +72,29 @@ void hs_ledger_suspects(hs_suspects *out)
     }
 }
 
+void hs_ledger_users(uint64_t alloc_id, hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    out->users = true;
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+        if (!lg)
+            continue;
+        pthread_mutex_lock(&lg->lock);
+        for (unsigned k = 0; k < lg->n; k++) {
+            const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+            for (int a = 0; a < l->n_args; a++)
+                if (l->args[a].alloc_id == alloc_id && l->args[a].state != HS_ARG_UNKNOWN) {
+                    keep_newest(out, l);
+                    break;
+                }
+        }
+        pthread_mutex_unlock(&lg->lock);
+    }
+}
+
 bool hs_ledger_last(hs_stream *s, hs_launch *out)
 {
     struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;

@@ -30,6 +30,7 @@ enum { HS_MAX_SUSPECTS = 8 };
 typedef struct hs_suspects {
     int n;
     bool serialized;          /* serialize=1 found the one launch that faulted */
+    bool users;               /* the launches that had a pointer into one allocation (redzones) */
     hs_launch launch[HS_MAX_SUSPECTS];
 } hs_suspects;
 
@@ -39,6 +40,9 @@ void hs_ledger_init(unsigned entries_per_stream);
 void hs_ledger_add(hs_stream *s, const hs_launch *l);
 /* Every stream's launches that are not known to have completed, newest first. */
 void hs_ledger_suspects(hs_suspects *out);
+/* The launches still in the ledgers that had a pointer into allocation `alloc_id`, newest first
+ * (a damaged redzone's suspects). */
+void hs_ledger_users(uint64_t alloc_id, hs_suspects *out);
 /* The last launch recorded on s (serialize=1: the one just made); false when none. */
 bool hs_ledger_last(hs_stream *s, hs_launch *out);
 void hs_ledger_after_fork(void);

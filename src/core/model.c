@@ -5,6 +5,7 @@
 #include "stacks.h"
 #include "kernel_info.h"
 #include "ledger.h"
+#include "redzones.h"
 #include "util.h"
 #include "vmm.h"
 
@@ -46,9 +47,12 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
     size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
     const hs_layer *layer = hs_layer_of(c->api);
     int device = layer->current_device ? layer->current_device() : -1;
+    uint32_t redzone = hs_redzone_of(c, size);
+    if (redzone && (!layer->fill || layer->fill(base + size, HS_REDZONE_PATTERN, redzone) != 0))
+        redzone = 0; /* not filled: not checked */
     hs_span s = {
         .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
-        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(), .redzone = redzone,
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
@@ -170,8 +174,12 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         l.grid[i] = c->grid[i];
         l.block[i] = c->block[i];
     }
-    for (int i = 0; i < f->n_args; i++)
+    for (int i = 0; i < f->n_args; i++) {
         l.args[i] = f->args[i];
+        const hs_launch_arg *a = &f->args[i];
+        if (a->redzone && a->state == HS_ARG_LIVE) /* its redzone is read back at the next sync */
+            hs_redzone_touch(a->value - (uintptr_t)a->offset, a->alloc_size, a->redzone, a->alloc_id);
+    }
     hs_ledger_add(s, &l);
 }
 

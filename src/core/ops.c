@@ -14,14 +14,14 @@ const hs_op_row hs_ops[HS_OP_COUNT] = {
                     .apply = hs_model_free, .log_after = hs_record_free},
     [HS_OP_POOL_DESTROY] = {.name = "pool-destroy", .apply = hs_model_pool_destroy},
 
-    [HS_OP_COPY] = {.name = "copy", .pausable = true, .gather = hs_gather_copy, .rules = hs_check_copy,
+    [HS_OP_COPY] = {.name = "copy", .pausable = true, .sync_point = true, .gather = hs_gather_copy, .rules = hs_check_copy,
                     .log_before = hs_record_copy_start, .apply = hs_model_copy,
                     .explain = hs_gather_after_failure, .log_after = hs_record_copy_end},
-    [HS_OP_MEMSET] = {.name = "memset", .pausable = true, .gather = hs_gather_copy, .rules = hs_check_copy,
+    [HS_OP_MEMSET] = {.name = "memset", .pausable = true, .sync_point = true, .gather = hs_gather_copy, .rules = hs_check_copy,
                       .log_before = hs_record_copy_start, .apply = hs_model_copy,
                       .explain = hs_gather_after_failure, .log_after = hs_record_copy_end},
 
-    [HS_OP_SYNC] = {.name = "sync", .gather = hs_gather_sync, .rules = hs_check_stream_work, .apply = hs_model_sync,
+    [HS_OP_SYNC] = {.name = "sync", .sync_point = true, .gather = hs_gather_sync, .rules = hs_check_stream_work, .apply = hs_model_sync,
                     .log_after = hs_record_sync},
     [HS_OP_STREAM_CREATE] = {.name = "stream-create", .apply = hs_model_stream_create, .log_after = hs_record_stream},
     [HS_OP_STREAM_DESTROY] = {.name = "stream-destroy", .claim = hs_model_destroy_stream, .log_after = hs_record_stream},

@@ -14,6 +14,7 @@ typedef struct hs_op_row {
     const char *name;
     bool pausable;                 /* hipshadow_pause() skips its gathering and rules */
     bool serialize;                /* serialize=1 waits for it and checks for a fault (launches) */
+    bool sync_point;               /* once it succeeded (and is synchronous), the work before it is done */
     hs_step_fn claim;              /* model.c, before forwarding: changes others must see at once */
     hs_step_fn gather;             /* facts.c: what the rules need */
     hs_rule_fn rules;              /* check.c: findings, after the stream-handle rule every call gets */

@@ -284,6 +284,16 @@ static void print_what(FILE *f, const hs_event *e)
         else
             fprintf(f, "; this call's own arguments were checked and are clean\n");
         break;
+    case HS_KIND_KERNEL_OUT_OF_BOUNDS_WRITE: {
+        const hs_side *d = &e->facts->dst;
+        uint64_t first = d->ptr - (d->alloc.base + d->alloc.size);
+        fprintf(f, "  bytes %llu..%llu past the end of allocation #%llu were overwritten (its redzone of %u bytes,\n"
+                   "  read back at this synchronisation point): a kernel wrote past the end; the launches that had a\n"
+                   "  pointer into it are below\n",
+                (unsigned long long)first, (unsigned long long)(first + d->extent - 1), (unsigned long long)d->alloc.id,
+                d->alloc.redzone);
+        break;
+    }
     case HS_KIND_KERNEL_USE_AFTER_FREE: {
         const hs_facts *fa = e->facts;
         for (int i = 0; i < fa->n_args; i++)
@@ -336,7 +346,9 @@ static void print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
         fprintf(f, "Suspects: no launch is pending that hipshadow saw (launches it does not wrap, or all completed)\n");
         return;
     }
-    fprintf(f, "Suspects (%s):\n", s->serialized ? "the launch that faulted" : "launches not yet known to have completed, newest first");
+    fprintf(f, "Suspects (%s):\n", s->serialized ? "the launch that faulted"
+                                    : s->users ? "launches with a pointer into the allocation, newest first"
+                                               : "launches not yet known to have completed, newest first");
     for (int i = 0; i < s->n; i++) {
         const hs_launch *l = &s->launch[i];
         char where[512];

@@ -28,6 +28,7 @@ typedef struct hs_span {
     uint32_t end_stack;    /* stack-depot id of the freeing call */
     uint32_t thread;       /* creating thread (kernel tid) */
     uint32_t end_thread;
+    uint32_t redzone;      /* bytes of redzone after size (redzones=N), 0: none */
 } hs_span;
 
 typedef struct hs_span_index {

@@ -9,6 +9,7 @@
 #include "core.h"
 #include "lookup.h"
 #include "ordering.h"
+#include "redzones.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -35,10 +36,15 @@
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
         if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                  \
             hs_lookup_redirect(call.lookup_result);                                                  \
+        if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0)))                   \
+            r = real_##name args; /* the allocation with a redzone failed: again, without one */ \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
         hs_leave();                                                                                  \
         return r;                                                                                    \
     }
+
+/* A device allocation's size as forwarded: with the redzone (redzones=N) at the outermost call. */
+#define REDZONE(size) hs_redzone_padded(&call, size)
 
 /* A host function's arguments as forwarded: hipshadow's trampoline and box when the box was
  * made (call.host_box), else the program's own function and data. */

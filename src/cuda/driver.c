@@ -235,6 +235,16 @@ static int driver_stream_sync(uintptr_t stream)
     return real_cuStreamSynchronize ? real_cuStreamSynchronize((CUstream)stream) : CUDA_ERROR_NOT_SUPPORTED;
 }
 
+static int driver_fill(uintptr_t device, int value, size_t n)
+{
+    return real_cuMemsetD8_v2 ? real_cuMemsetD8_v2((CUdeviceptr)device, (unsigned char)value, n) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static int driver_read(void *host, uintptr_t device, size_t n)
+{
+    return real_cuMemcpyDtoH_v2 ? real_cuMemcpyDtoH_v2(host, (CUdeviceptr)device, n) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /* The driver describes any device pointer, whichever layer allocated it.  A pointer in memory
  * mapped with cuMemMap is answered one map at a time: such answers are marked HS_MEM_MAPPED so
  * that the core can follow the adjacent maps (never an overrun from a partial answer).  Memory
@@ -276,6 +286,7 @@ const hs_layer hs_cuda_driver_layer = {
     .error_name = driver_error_name, .is_failure = driver_is_failure,
     .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = driver_kernel_name,
-    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync,
+    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync, .fill = driver_fill,
+    .read = driver_read,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

@@ -118,10 +118,20 @@ static int cuda_stream_sync(uintptr_t stream)
     return real_cudaStreamSynchronize ? real_cudaStreamSynchronize((cudaStream_t)stream) : cudaErrorNotSupported;
 }
 
+static int cuda_fill(uintptr_t device, int value, size_t n)
+{
+    return real_cudaMemset ? real_cudaMemset((void *)device, value, n) : cudaErrorNotSupported;
+}
+
+static int cuda_read(void *host, uintptr_t device, size_t n)
+{
+    return real_cudaMemcpy ? real_cudaMemcpy(host, (const void *)device, n, cudaMemcpyDeviceToHost) : cudaErrorNotSupported;
+}
+
 const hs_layer hs_cuda_runtime_layer = {
     .name = "CUDA runtime", .first_api = 0, .n_apis = HS_CUDA_RUNTIME_END, .error_name = cuda_error_name,
     .is_failure = cuda_is_failure, .current_device = cuda_current_device, .resolve = resolve_runtime,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = cuda_kernel_name, .kernel_params = cuda_kernel_params,
-    .stream_sync = cuda_stream_sync,
+    .stream_sync = cuda_stream_sync, .fill = cuda_fill, .read = cuda_read,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

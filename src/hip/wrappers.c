@@ -169,6 +169,16 @@ static int hip_stream_sync(uintptr_t stream)
     return real_hipStreamSynchronize ? real_hipStreamSynchronize((hipStream_t)stream) : hipErrorNotSupported;
 }
 
+static int hip_fill(uintptr_t device, int value, size_t n)
+{
+    return real_hipMemset ? real_hipMemset((void *)device, value, n) : hipErrorNotSupported;
+}
+
+static int hip_read(void *host, uintptr_t device, size_t n)
+{
+    return real_hipMemcpyDtoH ? real_hipMemcpyDtoH(host, (hipDeviceptr_t)device, n) : hipErrorNotSupported;
+}
+
 static void hip_module_loaded(const void *module, const void *image) { hs_hip_module_loaded(module, image); }
 
 static void hip_function_found(const void *function, const void *module, const char *name)
@@ -207,7 +217,7 @@ static const hs_layer runtime_layer = {
     .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
      .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
      .is_device_fault = hip_is_device_fault, .kernel_name = hip_kernel_name, .kernel_params = hip_kernel_params,
-     .stream_sync = hip_stream_sync, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
+     .stream_sync = hip_stream_sync, .fill = hip_fill, .read = hip_read, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
      .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };
 static const hs_layer *const layers[] = {&runtime_layer};

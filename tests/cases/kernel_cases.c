@@ -4,6 +4,7 @@
  *   far-write    poke writes 1 GiB past its buffer; a later, valid D2H returns the fault
  *   freed-arg    poke is launched on a buffer freed just before
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
+ *   overflow     poke writes 40 bytes past the end of a 4000-byte buffer (caught by redzones=N)
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
 
@@ -82,6 +83,16 @@ static int freed_arg(void)
     return 0;
 }
 
+static int overflow(void)
+{
+    int *a, host[1000];
+    MUST(hipMalloc((void **)&a, sizeof host)); /* 4000 bytes: 1000 ints */
+    MUST(launch_poke(a, 1010, 7, 0));            /* bytes 4040..4043: 40 bytes past the end */
+    MUST(hipMemcpyDtoH(host, a, sizeof host));   /* a synchronisation point: the redzone is read back */
+    MUST(hipFree(a));
+    return 0;
+}
+
 static int serialize(void)
 {
     int *a, *b, host[1024];
@@ -132,6 +143,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*fn)(void); } cases[] = {
         {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
+        {"overflow", overflow},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)

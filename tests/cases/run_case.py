@@ -184,6 +184,17 @@ CASES = {
         kinds={"device-fault": 1},
         fields={"device-fault": {"api": "hipModuleLaunchKernel", "kernels.#": 1, "kernels.0.args.0.alloc.id": 2}},
         stderr_has=["serialize=1: the launch below", "the launch that faulted", "launched at:"], exit=0),
+    "kernel_redzone_overflow": dict(
+        program="kernel_cases", args=["overflow"], options="redzones=64",
+        kinds={"kernel-out-of-bounds-write": 1},
+        fields={"kernel-out-of-bounds-write": {"api": "hipMemcpyDtoH", "alloc.id": 1, "alloc.size": 4000, "overrun": 44,
+                                               "kernels.#": 1, "kernels.0.name": "poke",
+                                               "kernels.0.args.0.alloc.id": 1}},
+        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "redzone of 96 bytes",
+                    "kernel 'poke'"], exit=0),
+    "kernel_redzones_clean": dict(
+        program="kernel_cases", args=["clean"], options="redzones=64", kinds={},
+        stdout_has=["kernels clean: data round-trips"], exit=0),
     "kernel_clean_pipeline": dict(
         program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"], exit=0),
     "dlsym_returns_wrappers": dict(
