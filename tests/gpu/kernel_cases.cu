@@ -3,6 +3,7 @@
 //   far-write   poke writes far outside every allocation; a later, valid D2H returns the fault
 //   freed-arg   poke is launched on a buffer freed just before
 //   serialize   three launches on two streams, the middle one faulting, then a D2H
+//   overflow    poke writes 40 bytes past the end of a 4000-byte buffer (redzones=N)
 //   clean       a two-stream pipeline of kernels, events and copies
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +50,16 @@ static int freed_arg()
     MUST(cudaFree(a));
     poke<<<1, 1>>>(a, 0, 7);
     TRY(cudaMemcpy(host, b, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int overflow()
+{
+    int *a, host[1000];
+    MUST(cudaMalloc(&a, sizeof host));
+    poke<<<1, 1>>>(a, 1010, 7); // bytes 4040..4043: 40 bytes past the end
+    MUST(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    MUST(cudaFree(a));
     return 0;
 }
 
@@ -105,6 +116,8 @@ int main(int argc, char **argv)
         return freed_arg();
     if (!strcmp(what, "serialize"))
         return serialize();
+    if (!strcmp(what, "overflow"))
+        return overflow();
     if (!strcmp(what, "clean"))
         return clean();
     fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");

@@ -148,6 +148,12 @@ def bench():
     mp, ms = statistics.median(plain), statistics.median(shadow)
     print(f"GPT-2 generate (greedy, {gpt2[-2]} tokens): median plain {mp:.1f} tok/s, hipshadow {ms:.1f} tok/s, "
           f"ratio {ms / mp:.3f}")
+    rz, pr = [], []
+    for _ in range(int(os.environ.get("BENCH_RUNS", "5"))):
+        pr.append(tokens_per_s(run(gpt2, preload=False)[0]))
+        rz.append(tokens_per_s(run(gpt2, options=["redzones=64"])[0]))
+    print(f"GPT-2 generate with redzones=64: median plain {statistics.median(pr):.1f} tok/s, redzones "
+          f"{statistics.median(rz):.1f} tok/s, ratio {statistics.median(rz) / statistics.median(pr):.3f}")
     ser = pin + [py, os.path.join(here, "torch_gpt2.py"), "64", "8"]
     p64, s64 = [], []
     for _ in range(3):
@@ -268,9 +274,17 @@ def kernels_ledger():
                              fields={"device-fault": {"kernels.#": 1}})
             print("\n".join(l for l in proc.stderr.splitlines() if "device-fault" in l or "kernel '" in l or "arg " in l))
             expect(f"{way}/clean", [exe, "clean"], {}, out_has="round-trips")
+            proc, _ = expect(f"{way}/overflow redzones=64", [exe, "overflow"], {"kernel-out-of-bounds-write": 1},
+                             options=["redzones=64"],
+                             fields={"kernel-out-of-bounds-write": {"overrun": 44, "alloc.size": 4000,
+                                                                    "kernels.0.name": "poke"}})
+            print("\n".join(l for l in proc.stderr.splitlines() if "overwritten" in l or "kernel '" in l))
+            expect(f"{way}/clean redzones=64", [exe, "clean"], {}, options=["redzones=64"], out_has="round-trips")
     py = shutil.which("python3")
     expect("pytorch-gpt2 with the ledger", [py, os.path.join(here, "torch_gpt2.py"), "32", "4"], {},
            out_has="TOKENS_PER_S", min_calls=100)
+    expect("pytorch-gpt2 with redzones=64", [py, os.path.join(here, "torch_gpt2.py"), "32", "4"], {},
+           options=["redzones=64"], out_has="TOKENS_PER_S", min_calls=100)
     expect("pytorch-gpt2 with serialize=1", [py, os.path.join(here, "torch_gpt2.py"), "16", "2"], {},
            options=["serialize=1"], out_has="TOKENS_PER_S", min_calls=100)
 
