@@ -262,7 +262,7 @@ int main(int argc, char **argv)
     /* kernels on both streams: the GEMM reads the arena and writes the pinned buffer ... */
     const uint64_t pinned = 0x7fe800000000ull;
     kernel_name(&a, 1, "void gemm_bf16<128, 64>(float*, float const*, int)");
-    kernel_name(&a, 2, "layernorm_fwd");
+    kernel_name(&a, 2, "_Z13layernorm_fwdPfPKfi"); /* mangled, as CUDA names C++ kernels: the report demangles it */
     arg gemm_args[] = {{0, HS_LOG_ARG_LIVE, 2, pinned, 0}, {1, HS_LOG_ARG_LIVE, 1, base + 65536, 65536}};
     arg norm_args[] = {{0, HS_LOG_ARG_LIVE, 1, base + 4096, 4096}};
     launch(&a, 8, t0 + 15000, 1, 0x5500, 3, 64, 32, 256, 16384, 2, gemm_args, 0, 0);

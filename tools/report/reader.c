@@ -62,6 +62,24 @@ static uint32_t min_size(uint16_t type)
     }
 }
 
+/* A C++ kernel's name as the runtime gives it is mangled ("_Z4pokePixi"): shown demangled
+ * ("poke(int*, long long, int)") when the C++ runtime's demangler is linked in (the report tool
+ * links libstdc++; a reader built without it keeps the mangled name).  Takes and returns a
+ * malloc'd string. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status) __attribute__((weak));
+
+static char *demangled(char *name)
+{
+    if (!name || strncmp(name, "_Z", 2) || !__cxa_demangle)
+        return name;
+    int status = -1;
+    char *plain = __cxa_demangle(name, NULL, NULL, &status);
+    if (status != 0 || !plain)
+        return name;
+    free(name);
+    return plain;
+}
+
 static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t size, uint64_t off)
 {
     if (type == HS_LOG_MODULE) {
@@ -123,7 +141,7 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
         if (!grown)
             return;
         log->kernel_names = grown;
-        char *name = strndup((const char *)p + sizeof k, k.name_bytes);
+        char *name = demangled(strndup((const char *)p + sizeof k, k.name_bytes));
         if (name)
             log->kernel_names[log->n_kernel_names++] = (hsr_kname){k.id, name};
     }
