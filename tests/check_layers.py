@@ -23,7 +23,8 @@ import re
 import sys
 
 RANKS = [
-    ("entry", ["wrappers", "driver", "library", "layers", "kernels", "wrapper_shape", "resolve", "public_api", "dl"]),
+    ("entry", ["wrappers", "driver", "library", "layers", "registration", "kernels", "wrapper_shape", "resolve",
+               "public_api", "dl"]),
     ("core", ["core"]),
     ("ops", ["ops"]),
     ("steps", ["facts", "model", "record"]),

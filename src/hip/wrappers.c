@@ -140,8 +140,8 @@ static const char *hip_kernel_name(const void *kernel, int ref, uintptr_t stream
 {
     const void *image;
     const char *name;
-    if (ref == HS_KREF_FUNCTION && hs_hip_function_source(kernel, &image, &name))
-        return name;
+    if ((ref == HS_KREF_FUNCTION || ref == HS_KREF_STUB) && hs_hip_function_source(kernel, &image, &name))
+        return name; /* a module function, or a stub hipcc registered */
     if (ref == HS_KREF_FUNCTION && real_hipKernelNameRef)
         return real_hipKernelNameRef((hipFunction_t)kernel);
     if (ref == HS_KREF_STUB && real_hipKernelNameRefByPtr)
@@ -152,10 +152,11 @@ static const char *hip_kernel_name(const void *kernel, int ref, uintptr_t stream
 /* AMD says which arguments are pointers: the code object's metadata (global_buffer). */
 static int hip_kernel_params(const void *kernel, int ref, hs_kernel_param *out, int max)
 {
+    (void)ref; /* module functions and hipcc-registered stubs alike */
     const void *image;
     const char *name;
-    if (ref != HS_KREF_FUNCTION || !hs_hip_function_source(kernel, &image, &name))
-        return -1; /* host stubs: their fat binaries are not looked into yet */
+    if (!hs_hip_function_source(kernel, &image, &name))
+        return -1; /* not loaded through a wrapped call, nor registered by hipcc's constructors */
     hs_kernel_arg args[HS_KERNEL_MAX_PARAMS];
     int n = hs_amd_kernel_args(image, hs_amd_image_size(image), name, args, HS_KERNEL_MAX_PARAMS);
     for (int i = 0; i < n && i < max && i < HS_KERNEL_MAX_PARAMS; i++)

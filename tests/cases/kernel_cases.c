@@ -5,6 +5,8 @@
  *   freed-arg    poke is launched on a buffer freed just before
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
  *   overflow     poke writes 40 bytes past the end of a 4000-byte buffer (caught by redzones=N)
+ *   stub-freed-arg  freed-arg, launched the way hipcc-built programs launch: the fat binary and
+ *                the kernel's host stub registered as hipcc's constructors do, then hipLaunchKernel
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
 
@@ -93,6 +95,34 @@ static int overflow(void)
     return 0;
 }
 
+/* What hipcc's generated constructor does for test_kernels.hip's poke. */
+static void poke_stub(void) {}
+
+static int stub_freed_arg(void)
+{
+    void **(*reg_fatbin)(const void *) = (void **(*)(const void *))dlsym(RTLD_DEFAULT, "__hipRegisterFatBinary");
+    void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *) =
+        (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *))dlsym(
+            RTLD_DEFAULT, "__hipRegisterFunction");
+    static struct { unsigned magic, version; const void *binary; void *unused; } wrapper = {0x48495046, 1, NULL, NULL};
+    wrapper.binary = hs_test_kernels;
+    if (!reg_fatbin || !reg_fn)
+        return 77;
+    void **modules = reg_fatbin(&wrapper);
+    reg_fn(modules, (const void *)poke_stub, (char *)"poke", "poke", 0, NULL, NULL, NULL, NULL, NULL);
+    int *a, *b, host[1024];
+    long long offset = 0;
+    int value = 7;
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(hipFree(a));
+    void *params[] = {&a, &offset, &value};
+    dim3 one = {1, 1, 1};
+    TRY(hipLaunchKernel((const void *)poke_stub, one, one, params, 0, 0));
+    TRY(hipMemcpyDtoH(host, b, sizeof host));
+    return 0;
+}
+
 static int serialize(void)
 {
     int *a, *b, host[1024];
@@ -143,7 +173,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*fn)(void); } cases[] = {
         {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
-        {"overflow", overflow},
+        {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)

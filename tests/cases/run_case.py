@@ -173,6 +173,13 @@ CASES = {
                 "device-fault": {"kernels.0.args.0.state": "freed"}},
         stderr_has=["argument 0 = 0x", "(a pointer parameter) points into allocation #1 + 0, freed",
                     "Freed by thread"], exit=0),
+    "kernel_stub_freed_arg": dict(
+        program="kernel_cases", args=["stub-freed-arg"],
+        kinds={"kernel-use-after-free": 1, "device-fault": 1},
+        fields={"kernel-use-after-free": {"severity": "error", "api": "hipLaunchKernel", "kernels.0.name": "poke",
+                                          "kernels.0.args.0.state": "freed", "kernels.0.args.0.how": "exact",
+                                          "kernels.#": 1}},
+        stderr_has=["kernel 'poke' is launched with a pointer into freed memory"], exit=0),
     "kernel_suspects": dict(
         program="kernel_cases", args=["serialize"],
         kinds={"device-fault": 1},

@@ -1258,6 +1258,56 @@ static simhip_kernel_fn user_kernel(const char *name)
     return NULL;
 }
 
+/* hipcc's registration, as CLR keeps it: a fat binary handle, then each kernel's host stub with
+ * its device name; hipLaunchKernel finds the kernel by its stub. */
+static struct { const void *stub; char name[64]; } stubs[64];
+static int n_stubs;
+
+SIM_EXPORT void **__hipRegisterFatBinary(const void *data)
+{
+    TRACE();
+    void **handle = calloc(1, sizeof(void *));
+    if (handle)
+        *handle = (void *)data;
+    return handle;
+}
+
+SIM_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
+                                      const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                                      void *blockDim, void *gridDim, int *wSize)
+{
+    TRACE();
+    (void)modules; (void)deviceFunction; (void)threadLimit; (void)tid; (void)bid; (void)blockDim; (void)gridDim; (void)wSize;
+    if (n_stubs < 64 && deviceName && strlen(deviceName) < sizeof stubs[0].name) {
+        stubs[n_stubs].stub = hostFunction;
+        snprintf(stubs[n_stubs++].name, sizeof stubs[0].name, "%s", deviceName);
+    }
+}
+
+SIM_EXPORT void __hipUnregisterFatBinary(void **modules) { TRACE(); free(modules); }
+
+SIM_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args,
+                                      size_t sharedMemBytes, hipStream_t stream)
+{
+    TRACE();
+    INIT();
+    (void)numBlocks; (void)dimBlocks; (void)sharedMemBytes;
+    const char *name = NULL;
+    for (int i = 0; i < n_stubs; i++)
+        if (stubs[i].stub == function_address)
+            name = stubs[i].name;
+    simhip_kernel_fn fn = name ? user_kernel(name) : NULL;
+    if (!fn || !args)
+        return ret(hipErrorInvalidDeviceFunction);
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(stream);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
+    if (e == hipSuccess)
+        fn(args); /* a fault it makes is sticky; the launch itself succeeds */
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
+
 /* Called by a test kernel (with sim.lock held: kernels run inside hipModuleLaunchKernel). */
 SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
 {
