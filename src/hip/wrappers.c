@@ -30,6 +30,9 @@
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
 #define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
 #define STREAM(s) .has_stream = true, .stream = P(s)
+/* A copy's stated direction.  ROCm 6 added hipMemcpyDeviceToDeviceNoCU (1024): a D2D that must
+ * not use compute units.  Any other value is passed on as it is (the checks call it invalid). */
+#define HIP_DIR(k) ((int)(k) == 1024 ? HS_DIR_D2D : (int)(k))
 /* A launch: the kernel, how it is named, its geometry and its arguments. */
 #define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
     .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \
