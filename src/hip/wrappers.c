@@ -12,6 +12,7 @@
 #include "../core/util.h"
 #include "modules.h"
 #include "params.h"
+#include "rocm_versions.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -77,6 +78,7 @@ static hipError_t (*real_hipMemGetAddressRange)(hipDeviceptr_t *, size_t *, hipD
 static hipError_t (*real_hipPointerGetAttributes)(hipPointerAttribute_t *, const void *);
 static const char *(*real_hipGetErrorName)(hipError_t);
 static hipError_t (*real_hipGetDevice)(int *);
+static hipError_t (*real_hipRuntimeGetVersion)(int *);
 static const char *(*real_hipKernelNameRef)(const hipFunction_t);
 static const char *(*real_hipKernelNameRefByPtr)(const void *, hipStream_t);
 
@@ -93,6 +95,7 @@ static void resolve_all(void)
     *(void **)&real_hipPointerGetAttributes = hs_resolve("hipPointerGetAttributes", sonames, &runtime);
     *(void **)&real_hipGetErrorName = hs_resolve("hipGetErrorName", sonames, &runtime);
     *(void **)&real_hipGetDevice = hs_resolve("hipGetDevice", sonames, &runtime);
+    *(void **)&real_hipRuntimeGetVersion = hs_resolve("hipRuntimeGetVersion", sonames, &runtime);
     *(void **)&real_hipKernelNameRef = hs_resolve("hipKernelNameRef", sonames, &runtime);
     *(void **)&real_hipKernelNameRefByPtr = hs_resolve("hipKernelNameRefByPtr", sonames, &runtime);
 }
@@ -194,16 +197,16 @@ static bool hip_query_pointer(uintptr_t p, hs_span *span)
 {
     if (!real_hipPointerGetAttributes || !real_hipMemGetAddressRange)
         return false;
+    /* Read by the running runtime's numbering, not the headers' (rocm_versions.h): the first
+     * field is memoryType (ROCm 5) or type (ROCm 6+), an int either way. */
     hipPointerAttribute_t attr;
     memset(&attr, 0, sizeof attr);
     if (real_hipPointerGetAttributes(&attr, (const void *)p) != hipSuccess)
         return false;
-#if HIP_VERSION_MAJOR >= 6
-    bool device = attr.type == hipMemoryTypeDevice || attr.type == hipMemoryTypeManaged;
-#else
-    bool device = attr.memoryType == hipMemoryTypeDevice;
-#endif
-    if (!device)
+    int raw;
+    memcpy(&raw, &attr, sizeof raw);
+    hs_rocm_memory type = hs_rocm_memory_type(hs_rocm_version((int (*)(int *))real_hipRuntimeGetVersion), raw);
+    if (type != HS_ROCM_MEM_DEVICE && type != HS_ROCM_MEM_MANAGED)
         return false;
     hipDeviceptr_t base = NULL;
     size_t size = 0;

@@ -204,6 +204,16 @@ CASES = {
         stdout_has=["kernels clean: data round-trips"], exit=0),
     "kernel_clean_pipeline": dict(
         program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"], exit=0),
+    "unwrapped_alloc_rocm6_layout": dict(
+        program="unwrapped_alloc", env={"SIMHIP_ROCM": "6"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
+        stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
+    "unwrapped_alloc_rocm7_layout": dict(
+        program="unwrapped_alloc", env={"SIMHIP_ROCM": "7"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
+        stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
     "dlsym_returns_wrappers": dict(
         program="dlsym_lookups",
         kinds={"out-of-bounds": 1, "runtime-error": 1},

@@ -1076,6 +1076,13 @@ SIM_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 /* On VMM memory both queries see the single mapping (CLR's MemObjMap holds the mapping's sub-buffer;
  * the reservation lives in VirtualMemObjMap_, which getMemoryObject never reads): reserved but
  * unmapped space is unknown, hipErrorInvalidValue / hipErrorNotFound. */
+/* SIMHIP_ROCM=5|6|7: the ROCm release the simulator stands for (default 5, its headers'). */
+static int rocm_major(void)
+{
+    const char *v = getenv("SIMHIP_ROCM");
+    return v && (*v == '6' || *v == '7') ? *v - '0' : 5;
+}
+
 SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
 {
     TRACE();
@@ -1088,7 +1095,12 @@ SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const
     if (o) {
         memset(attr, 0, sizeof *attr);
         int dev_only = o->kind == OBJ_DEVICE || o->kind == OBJ_MAPPED;
-        attr->memoryType = (dev_only || o->kind == OBJ_MANAGED) ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        /* The first field is memoryType in ROCm 5 and type since ROCm 6.0, whose hipMemoryType took
+         * CUDA's numbering: Host 1, Device 2, Managed 3 (ROCm 5: Host 0, Device 1). */
+        int device_type = rocm_major() >= 6 ? (o->kind == OBJ_MANAGED ? 3 : 2) : hipMemoryTypeDevice;
+        int host_type = rocm_major() >= 6 ? 1 : hipMemoryTypeHost;
+        int type = (dev_only || o->kind == OBJ_MANAGED) ? device_type : host_type;
+        memcpy(attr, &type, sizeof type);
         attr->device = o->device;
         attr->devicePointer = (void *)ptr;
         attr->hostPointer = dev_only ? NULL : (void *)ptr;
@@ -1164,7 +1176,13 @@ SIM_EXPORT hipError_t hipSetDevice(int d)
     current_device = d;
     return hipSuccess;
 }
-SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
+SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v)
+{
+    static const int versions[] = {[5] = HIP_VERSION, [6] = 60200000, [7] = 70100001};
+    if (v)
+        *v = versions[rocm_major()];
+    return hipSuccess;
+}
 SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
 SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
 {
