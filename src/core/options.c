@@ -225,19 +225,25 @@ static num_status parse_size_text(const char *v, uint64_t *out, const char **res
     return NUM_OK;
 }
 
-/* "LO..HI" of an INT or SIZE option; the widest range when there is none. */
+/* Splits "LO..HI" into its two texts; false when the option has no range. */
+static bool split_range(const char *limits, char lo_text[64], const char **hi_text)
+{
+    const char *dots = strstr(limits, "..");
+    if (!dots || (size_t)(dots - limits) >= 64)
+        return false;
+    memcpy(lo_text, limits, (size_t)(dots - limits));
+    lo_text[dots - limits] = 0;
+    *hi_text = dots + 2;
+    return true;
+}
+
+/* The range of an INT or SIZE option; the widest range when there is none. */
 static void int_range(const char *limits, long long *lo, long long *hi)
 {
-    char text[64];
-    const char *dots = strstr(limits, "..");
-    const char *rest;
-    *lo = LLONG_MIN;
-    *hi = LLONG_MAX;
-    if (!dots || (size_t)(dots - limits) >= sizeof text)
-        return;
-    memcpy(text, limits, (size_t)(dots - limits));
-    text[dots - limits] = 0;
-    if (parse_int_text(text, lo, &rest) != NUM_OK || parse_int_text(dots + 2, hi, &rest) != NUM_OK) {
+    char lo_text[64];
+    const char *hi_text, *rest;
+    if (!split_range(limits, lo_text, &hi_text) || parse_int_text(lo_text, lo, &rest) != NUM_OK ||
+        parse_int_text(hi_text, hi, &rest) != NUM_OK) {
         *lo = LLONG_MIN;
         *hi = LLONG_MAX;
     }
@@ -245,16 +251,10 @@ static void int_range(const char *limits, long long *lo, long long *hi)
 
 static void size_range(const char *limits, uint64_t *lo, uint64_t *hi)
 {
-    char text[64];
-    const char *dots = strstr(limits, "..");
-    const char *rest;
-    *lo = 0;
-    *hi = UINT64_MAX;
-    if (!dots || (size_t)(dots - limits) >= sizeof text)
-        return;
-    memcpy(text, limits, (size_t)(dots - limits));
-    text[dots - limits] = 0;
-    if (parse_size_text(text, lo, &rest) != NUM_OK || parse_size_text(dots + 2, hi, &rest) != NUM_OK) {
+    char lo_text[64];
+    const char *hi_text, *rest;
+    if (!split_range(limits, lo_text, &hi_text) || parse_size_text(lo_text, lo, &rest) != NUM_OK ||
+        parse_size_text(hi_text, hi, &rest) != NUM_OK) {
         *lo = 0;
         *hi = UINT64_MAX;
     }
