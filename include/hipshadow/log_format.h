@@ -41,7 +41,8 @@ enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
     X(FINDING, 10, 1, hs_log_finding)                     \
     X(API_NAME, 11, 1, hs_log_api_name)                   \
     X(LAUNCH, 12, 1, hs_log_launch)                       \
-    X(KERNEL_NAME, 13, 1, hs_log_kernel_name)
+    X(KERNEL_NAME, 13, 1, hs_log_kernel_name)             \
+    X(GPU_FAULT, 14, 1, hs_log_gpu_fault)
 
 /* Versioning: a new record type is appended to the table with the next number (existing numbers
  * never change) and leaves HS_LOG_FORMAT_VERSION alone; a record's layout that changes bumps its
@@ -51,7 +52,7 @@ enum hs_log_record_type {
 #define HS_LOG_ENUM(id, num, ver, type) HS_LOG_##id = num,
     HS_LOG_RECORDS(HS_LOG_ENUM)
 #undef HS_LOG_ENUM
-    HS_LOG_RECORD_TYPES = 14
+    HS_LOG_RECORD_TYPES = 15
 };
 
 #pragma pack(push, 1)
@@ -294,6 +295,27 @@ typedef struct hs_log_launch {
     uint8_t reserved[3];
     uint32_t first_finding;         /* sequence number of its first finding, 0 if none */
 } hs_log_launch;
+
+/* GPU_FAULT: a GPU memory fault the runtime announced (AMD: HSA_AMD_GPU_MEMORY_FAULT_EVENT),
+ * written right after the device-fault FINDING it explains (finding_seq). */
+enum { HS_LOG_FAULT_UNKNOWN = 0, HS_LOG_FAULT_INSIDE = 1, HS_LOG_FAULT_PAST_END = 2, HS_LOG_FAULT_BEFORE_START = 3,
+       HS_LOG_FAULT_FREED = 4, HS_LOG_FAULT_RESERVED_UNMAPPED = 5 };
+typedef struct hs_log_gpu_fault {
+    hs_log_record_header h;
+    uint64_t time_ns;
+    uint32_t finding_seq;
+    uint32_t reasons;               /* hsa_amd_memory_fault_reason_t bits */
+    uint64_t address;
+    uint64_t agent;
+    uint8_t where;                  /* HS_LOG_FAULT_* */
+    uint8_t reserved[7];
+    uint64_t alloc_id;              /* 0: none (unknown); reserved-unmapped: 0, base/size the reservation */
+    uint64_t alloc_base;
+    uint64_t alloc_size;
+    int64_t offset;                 /* address - alloc_base */
+    uint64_t below_id, below_base, below_size;  /* the nearest live allocations (0: none) */
+    uint64_t above_id, above_base, above_size;
+} hs_log_gpu_fault;
 
 #pragma pack(pop)
 

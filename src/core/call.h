@@ -240,6 +240,44 @@ typedef struct hs_call_state {
     hs_vclock sync_clock;
 } hs_call_state;
 
+/* ---- a GPU memory fault the runtime announced (AMD: HSA_AMD_GPU_MEMORY_FAULT_EVENT) ---- */
+
+/* Why the GPU faulted: the same bits as HSA's hsa_amd_memory_fault_reason_t. */
+enum {
+    HS_FAULT_PAGE_NOT_PRESENT = 1u << 0,
+    HS_FAULT_READ_ONLY = 1u << 1,
+    HS_FAULT_NX = 1u << 2,
+    HS_FAULT_HOST_ONLY = 1u << 3,
+    HS_FAULT_DRAMECC = 1u << 4,
+    HS_FAULT_IMPRECISE = 1u << 5,  /* the address may not be exact */
+    HS_FAULT_SRAMECC = 1u << 6,
+    HS_FAULT_HANG = 1u << 31,
+};
+
+/* Where the faulting address falls in the shadow map. */
+typedef enum hs_fault_where {
+    HS_FAULT_UNKNOWN = 0,          /* near nothing: below and above are the nearest allocations */
+    HS_FAULT_INSIDE,               /* inside a live allocation */
+    HS_FAULT_PAST_END,             /* just past a live allocation's end */
+    HS_FAULT_BEFORE_START,         /* just before a live allocation's start */
+    HS_FAULT_FREED,                /* inside a freed allocation (quarantine) */
+    HS_FAULT_RESERVED_UNMAPPED,    /* inside a virtual-memory reservation, in no map */
+} hs_fault_where;
+
+/* A fault this far past an allocation's end (or before its start) is that allocation's. */
+#define HS_FAULT_NEAR_BYTES (1u << 20)
+
+typedef struct hs_gpu_fault {
+    uintptr_t address;
+    uint32_t reasons;         /* HS_FAULT_* */
+    uint64_t agent;           /* the runtime's handle of the faulting GPU */
+    uint8_t where;            /* hs_fault_where */
+    hs_span alloc;            /* the allocation it falls in or next to (reserved-unmapped: the reservation) */
+    int64_t offset;           /* address - alloc.base: past-end > size, before-start < 0 */
+    bool has_below, has_above;/* unknown: the nearest live allocations */
+    hs_span below, above;
+} hs_gpu_fault;
+
 /* ---- one finding, as reported ---- */
 
 typedef struct hs_event {
@@ -255,6 +293,7 @@ typedef struct hs_event {
     uint32_t thread;
     uint64_t time_ns;
     const struct hs_suspects *suspects; /* device-fault: the launches that may have caused it (ledger.h) */
+    const hs_gpu_fault *gpu_fault;      /* device-fault from the runtime's memory-fault event: the address */
 } hs_event;
 
 #endif

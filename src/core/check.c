@@ -267,6 +267,12 @@ hs_finding hs_check_redzone(const hs_redzone_damage *d)
     return (hs_finding){HS_KIND_KERNEL_OUT_OF_BOUNDS_WRITE, HS_SEV_ERROR, HS_SIDE_DST, (uint64_t)d->last + 1, 0};
 }
 
+hs_finding hs_check_gpu_fault(const hs_gpu_fault *fault)
+{
+    (void)fault; /* wherever it falls, the device faulted: the where is explained, not judged */
+    return (hs_finding){HS_KIND_DEVICE_FAULT, HS_SEV_ERROR, HS_SIDE_DST, 0, 0};
+}
+
 bool hs_finding_is_device_fault(const hs_finding *f) { return f->kind == HS_KIND_DEVICE_FAULT; }
 
 hs_finding hs_check_leak(const hs_facts *f)

@@ -49,6 +49,8 @@ int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, co
 /* A redzone found overwritten: kernel-out-of-bounds-write; overrun = the last byte written past
  * the allocation's end + 1. */
 hs_finding hs_check_redzone(const hs_redzone_damage *d);
+/* A GPU memory fault the runtime announced (hs_gpu_fault): device-fault. */
+hs_finding hs_check_gpu_fault(const hs_gpu_fault *fault);
 /* Does this finding report a device fault (it carries the launch ledger's suspects, and the
  * same sticky fault is reported once)? */
 bool hs_finding_is_device_fault(const hs_finding *f);

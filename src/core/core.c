@@ -7,6 +7,7 @@
 #include "facts.h"
 #include "fallback.h"
 #include "frontend.h"
+#include "gpu_faults.h"
 #include "init.h"
 #include "ledger.h"
 #include "redzones.h"
@@ -180,6 +181,8 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     hs_record_start(st);
     if (row->log_before)
         row->log_before(c, st, paused);
+    if (row->enqueue && st->decision == HS_FORWARD)
+        row->enqueue(c, st); /* a launch is in the ledger before the device can fault on it */
     return st->decision;
 }
 
@@ -193,6 +196,7 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
     if (row->settle)
         row->settle(c, st);
     if (!hs_layer_of(c->api)->is_failure(result)) {
+        hs_gpu_faults_after_success();
         if (result == 0 && row->apply) /* not a "not ready" answer: the call did what it says */
             row->apply(c, st);
         if (result == 0 && row->serialize && HS_UNLIKELY(hs_opts()->serialize))

@@ -320,3 +320,36 @@ void hs_gather_result(const hs_call *c, hs_call_state *st, int result)
     const hs_layer *layer = hs_layer_of(c->api);
     st->facts.device_fault = layer->is_device_fault && layer->is_device_fault(result);
 }
+
+/* ---- GPU memory faults ---- */
+
+void hs_gather_gpu_fault(hs_gpu_fault *f)
+{
+    uintptr_t a = f->address;
+    f->where = HS_FAULT_UNKNOWN;
+    hs_where w = hs_shadow_lookup(a, &f->alloc);
+    if (w != HS_WHERE_NONE) {
+        f->where = w == HS_WHERE_LIVE ? HS_FAULT_INSIDE : HS_FAULT_FREED;
+        f->offset = (int64_t)(a - f->alloc.base);
+        return;
+    }
+    hs_shadow_nearest(a, &f->below, &f->has_below, &f->above, &f->has_above);
+    if (hs_vmm_reservation_of(a, &f->alloc)) {
+        f->where = HS_FAULT_RESERVED_UNMAPPED;
+        f->offset = (int64_t)(a - f->alloc.base);
+        return;
+    }
+    /* Next to the nearer of the two, if it is near: an overrun or an underrun of it. */
+    uint64_t past = f->has_below ? a - (f->below.base + f->below.size) : UINT64_MAX;
+    uint64_t before = f->has_above ? f->above.base - a : UINT64_MAX;
+    if (past < HS_FAULT_NEAR_BYTES && past <= before) {
+        f->where = HS_FAULT_PAST_END;
+        f->alloc = f->below;
+    } else if (before <= HS_FAULT_NEAR_BYTES) {
+        f->where = HS_FAULT_BEFORE_START;
+        f->alloc = f->above;
+    } else {
+        return;
+    }
+    f->offset = (int64_t)(a - f->alloc.base);
+}

@@ -25,5 +25,9 @@ void hs_gather_result(const hs_call *c, hs_call_state *st, int result);
 /* The runtime failed a copy or memset: learn what the fast path skipped (ask the runtime about
  * both sides), so the report and the record carry every fact. */
 void hs_gather_after_failure(const hs_call *c, hs_call_state *st);
+/* A GPU memory fault the runtime announced: where f->address falls (inside, just past or
+ * before a live allocation, in a freed one, in an unmapped reservation, or near nothing, with
+ * the nearest allocations).  Lock-free lookups only: it runs on the runtime's event thread. */
+void hs_gather_gpu_fault(hs_gpu_fault *f);
 
 #endif

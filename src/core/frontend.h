@@ -74,6 +74,10 @@ typedef struct hs_frontend {
     uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
     uintptr_t legacy_stream;             /* another name of the legacy null stream (CUDA: 1), or 0 */
     const struct hs_kernel_ops *kernels; /* hipshadow's own GPU kernels; NULL when none were built */
+    /* Registers for the runtime's GPU memory-fault events (gpu_faults.h), once the runtime is
+     * initialised.  true: settled (registered, or never possible); false: try after a later call.
+     * NULL: the platform announces no faults. */
+    bool (*arm_fault_events)(void);
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;

@@ -52,9 +52,20 @@ static void keep_newest(hs_suspects *out, const hs_launch *l)
     }
 }
 
-void hs_ledger_suspects(hs_suspects *out)
+/* Does launch l have an argument into one of the allocations ids[0..n)? */
+static bool points_into(const hs_launch *l, const uint64_t *ids, int n)
 {
-    memset(out, 0, sizeof *out);
+    for (int a = 0; a < l->n_args; a++)
+        for (int i = 0; i < n; i++)
+            if (ids[i] && l->args[a].alloc_id == ids[i] && l->args[a].state != HS_ARG_UNKNOWN)
+                return true;
+    return false;
+}
+
+/* Visits every stream's ledger: keeps the newest launches that are pending (if only_pending)
+ * and, when want_ids, that point into one of ids[0..n_ids) (or, want_ids < 0, that do not). */
+static void collect(hs_suspects *out, bool only_pending, int want_ids, const uint64_t *ids, int n_ids)
+{
     uint32_t n = hs_stream_count();
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *s = hs_stream_by_index(i);
@@ -65,34 +76,57 @@ void hs_ledger_suspects(hs_suspects *out)
         pthread_mutex_lock(&lg->lock);
         for (unsigned k = 0; k < lg->n; k++) {
             const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
-            if (l->seq > done)
-                keep_newest(out, l);
+            if (only_pending && l->seq <= done)
+                continue;
+            if (want_ids && points_into(l, ids, n_ids) != (want_ids > 0))
+                continue;
+            keep_newest(out, l);
         }
         pthread_mutex_unlock(&lg->lock);
     }
+}
+
+void hs_ledger_suspects(hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    collect(out, true, 0, NULL, 0);
+}
+
+void hs_ledger_suspects_near(const uint64_t *ids, int n_ids, hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    collect(out, true, 1, ids, n_ids);
+    out->n_near = out->n;
+    if (out->n == HS_MAX_SUSPECTS)
+        return;
+    hs_suspects rest;
+    memset(&rest, 0, sizeof rest);
+    collect(&rest, true, -1, ids, n_ids);
+    for (int i = 0; i < rest.n && out->n < HS_MAX_SUSPECTS; i++)
+        out->launch[out->n++] = rest.launch[i];
 }
 
 void hs_ledger_users(uint64_t alloc_id, hs_suspects *out)
 {
     memset(out, 0, sizeof *out);
     out->users = true;
-    uint32_t n = hs_stream_count();
-    for (uint32_t i = 0; i < n; i++) {
-        hs_stream *s = hs_stream_by_index(i);
-        struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
-        if (!lg)
-            continue;
-        pthread_mutex_lock(&lg->lock);
-        for (unsigned k = 0; k < lg->n; k++) {
-            const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
-            for (int a = 0; a < l->n_args; a++)
-                if (l->args[a].alloc_id == alloc_id && l->args[a].state != HS_ARG_UNKNOWN) {
-                    keep_newest(out, l);
-                    break;
-                }
+    collect(out, false, 1, &alloc_id, 1);
+}
+
+void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
+{
+    struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+    if (!lg || !seq)
+        return;
+    pthread_mutex_lock(&lg->lock);
+    for (unsigned k = lg->n; k-- > 0;) {
+        hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+        if (l->seq == seq) {
+            l->seq = 0; /* complete from the start: never a suspect */
+            break;
         }
-        pthread_mutex_unlock(&lg->lock);
     }
+    pthread_mutex_unlock(&lg->lock);
 }
 
 bool hs_ledger_last(hs_stream *s, hs_launch *out)

@@ -31,6 +31,7 @@ typedef struct hs_suspects {
     int n;
     bool serialized;          /* serialize=1 found the one launch that faulted */
     bool users;               /* the launches that had a pointer into one allocation (redzones) */
+    int n_near;               /* a GPU memory fault's: the first n_near point into or next to its address */
     hs_launch launch[HS_MAX_SUSPECTS];
 } hs_suspects;
 
@@ -40,6 +41,11 @@ void hs_ledger_init(unsigned entries_per_stream);
 void hs_ledger_add(hs_stream *s, const hs_launch *l);
 /* Every stream's launches that are not known to have completed, newest first. */
 void hs_ledger_suspects(hs_suspects *out);
+/* A GPU memory fault's suspects: the pending launches with a pointer into one of the
+ * allocations ids[0..n) (the one the address falls in or next to) first, then the others. */
+void hs_ledger_suspects_near(const uint64_t *ids, int n_ids, hs_suspects *out);
+/* The launch numbered seq on s was not made after all (the runtime refused it): never a suspect. */
+void hs_ledger_withdraw(hs_stream *s, uint64_t seq);
 /* The launches still in the ledgers that had a pointer into allocation `alloc_id`, newest first
  * (a damaged redzone's suspects). */
 void hs_ledger_users(uint64_t alloc_id, hs_suspects *out);

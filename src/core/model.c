@@ -35,6 +35,8 @@ void hs_model_unclaim(const hs_call *c, hs_call_state *st)
     (void)c;
     if (st->released)
         hs_shadow_restore(&st->freed); /* st->released stays set: the log records what was attempted */
+    if (st->launch_seq)
+        hs_ledger_withdraw(st->stream, st->launch_seq); /* the runtime refused the launch */
 }
 
 /* ---- after success ---- */

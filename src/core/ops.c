@@ -36,7 +36,7 @@ const hs_op_row hs_ops[HS_OP_COUNT] = {
                              .log_after = hs_record_capture_begin},
     [HS_OP_CAPTURE_END] = {.name = "capture-end", .settle = hs_model_capture_end, .log_after = hs_record_capture_end},
 
-    [HS_OP_LAUNCH] = {.name = "launch", .gather = hs_gather_launch, .rules = hs_check_launch, .apply = hs_model_launch,
+    [HS_OP_LAUNCH] = {.name = "launch", .gather = hs_gather_launch, .rules = hs_check_launch, .enqueue = hs_model_launch,
                       .serialize = true, .log_after = hs_record_launch},
 
     [HS_OP_MODULE_LOAD] = {.name = "module-load", .apply = hs_model_module_load},

@@ -19,6 +19,8 @@ typedef struct hs_op_row {
     hs_step_fn gather;             /* facts.c: what the rules need */
     hs_rule_fn rules;              /* check.c: findings, after the stream-handle rule every call gets */
     void (*log_before)(const hs_call *c, hs_call_state *st, bool paused); /* record.c: before forwarding */
+    hs_step_fn enqueue;            /* model.c, last before forwarding, when it is forwarded: work the device may
+                                    * start before the call returns (undone by hs_model_unclaim if refused) */
     hs_step_fn settle;             /* model.c: after forwarding, whatever the result */
     hs_step_fn apply;              /* model.c: after the runtime succeeded */
     hs_step_fn explain;            /* facts.c: after the runtime failed, before runtime-error is reported */

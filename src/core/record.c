@@ -259,3 +259,32 @@ uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
     hs_log_commit(r);
     return seq;
 }
+
+_Static_assert((int)HS_FAULT_INSIDE == (int)HS_LOG_FAULT_INSIDE && (int)HS_FAULT_PAST_END == (int)HS_LOG_FAULT_PAST_END &&
+               (int)HS_FAULT_BEFORE_START == (int)HS_LOG_FAULT_BEFORE_START && (int)HS_FAULT_FREED == (int)HS_LOG_FAULT_FREED &&
+               (int)HS_FAULT_RESERVED_UNMAPPED == (int)HS_LOG_FAULT_RESERVED_UNMAPPED, "fault places have the log's numbers");
+
+void hs_record_gpu_fault(const hs_event *e, uint32_t finding_seq)
+{
+    const hs_gpu_fault *f = e->gpu_fault;
+    hs_log_gpu_fault *r = begin_zeroed(HS_LOG_GPU_FAULT, sizeof *r);
+    if (!r)
+        return;
+    r->time_ns = e->time_ns;
+    r->finding_seq = finding_seq;
+    r->reasons = f->reasons;
+    r->address = f->address;
+    r->agent = f->agent;
+    r->where = f->where; /* hs_fault_where has the log's numbering */
+    if (f->where != HS_FAULT_UNKNOWN) {
+        r->alloc_id = f->where == HS_FAULT_RESERVED_UNMAPPED ? 0 : f->alloc.id;
+        r->alloc_base = f->alloc.base;
+        r->alloc_size = f->alloc.size;
+        r->offset = f->offset;
+    }
+    if (f->has_below)
+        r->below_id = f->below.id, r->below_base = f->below.base, r->below_size = f->below.size;
+    if (f->has_above)
+        r->above_id = f->above.id, r->above_base = f->above.base, r->above_size = f->above.size;
+    hs_log_commit(r);
+}

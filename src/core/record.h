@@ -32,5 +32,7 @@ void hs_record_launch(const hs_call *c, hs_call_state *st, int result);
 
 /* A finding, as reported; returns its sequence number in this process (1, 2, ...). */
 uint32_t hs_record_finding(const hs_event *e, hs_call_state *st);
+/* The GPU_FAULT record of a device-fault from the runtime's fault event (e->gpu_fault). */
+void hs_record_gpu_fault(const hs_event *e, uint32_t finding_seq);
 
 #endif

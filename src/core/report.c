@@ -162,6 +162,79 @@ static void print_alloc_line(FILE *f, const hs_side *s, const char *label)
 
 static const char *memset_or_copy(const hs_call *c) { return c->op == HS_OP_MEMSET ? "memset" : "copy"; }
 
+/* ---- GPU memory faults the runtime announced ---- */
+
+static const struct { uint32_t bit; const char *name, *text; } fault_reasons[] = {
+    {HS_FAULT_PAGE_NOT_PRESENT, "page-not-present", "page not present or supervisor privilege"},
+    {HS_FAULT_READ_ONLY, "read-only", "write to a read-only page"},
+    {HS_FAULT_NX, "nx", "execute on a page marked no-execute"},
+    {HS_FAULT_HOST_ONLY, "host-only", "GPU access to a host-only page"},
+    {HS_FAULT_DRAMECC, "dram-ecc", "DRAM ECC failure"},
+    {HS_FAULT_IMPRECISE, "imprecise", "imprecise: the GPU could not give the exact address"},
+    {HS_FAULT_SRAMECC, "sram-ecc", "SRAM ECC failure"},
+    {HS_FAULT_HANG, "hang", "GPU reset after a hang"},
+};
+
+static const char *fault_where_name(int where)
+{
+    static const char *const names[] = {"unknown", "inside", "past-end", "before-start", "freed", "reserved-unmapped"};
+    return (unsigned)where < 6 ? names[where] : "unknown";
+}
+
+static void print_gpu_fault(FILE *f, const hs_event *e)
+{
+    const hs_gpu_fault *g = e->gpu_fault;
+    const hs_span *a = &g->alloc;
+    fprintf(f, "  the GPU faulted on address 0x%lx (", (unsigned long)g->address);
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof fault_reasons / sizeof *fault_reasons; i++)
+        if (g->reasons & fault_reasons[i].bit) {
+            fprintf(f, "%s%s", sep, fault_reasons[i].text);
+            sep = "; ";
+        }
+    fprintf(f, "%s)\n", *sep ? "" : "no reason given");
+    fprintf(f, "  the runtime announced it (%s) as it happened: a kernel already on the device made the access,\n"
+               "  not a call; this is reported before the runtime carries on (it aborts, or later calls fail)\n",
+            hs_frontend_active.api_names[e->call->api]);
+    switch (g->where) {
+    case HS_FAULT_INSIDE:
+        fprintf(f, "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld\n", (unsigned long long)a->id,
+                (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset);
+        break;
+    case HS_FAULT_PAST_END:
+        fprintf(f, "  the address is %llu bytes past the end of allocation #%llu [0x%lx, 0x%lx), %zu bytes: offset %lld\n",
+                (unsigned long long)(g->offset - (int64_t)a->size), (unsigned long long)a->id, (unsigned long)a->base,
+                (unsigned long)(a->base + a->size), a->size, (long long)g->offset);
+        break;
+    case HS_FAULT_BEFORE_START:
+        fprintf(f, "  the address is %lld bytes before the start of allocation #%llu [0x%lx, 0x%lx): offset %lld\n",
+                -(long long)g->offset, (unsigned long long)a->id, (unsigned long)a->base,
+                (unsigned long)(a->base + a->size), (long long)g->offset);
+        break;
+    case HS_FAULT_FREED:
+        fprintf(f, "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld, FREED %.6f s before the fault\n",
+                (unsigned long long)a->id, (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset,
+                (e->time_ns - a->end_time_ns) / 1e9);
+        break;
+    case HS_FAULT_RESERVED_UNMAPPED:
+        fprintf(f, "  the address is inside the virtual-memory reservation [0x%lx, 0x%lx) at offset %lld, where nothing is mapped\n",
+                (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset);
+        break;
+    default:
+        fprintf(f, "  the address is near no allocation hipshadow knows");
+        if (g->has_below)
+            fprintf(f, "; the nearest below is allocation #%llu [0x%lx, 0x%lx), which ends %llu bytes before it",
+                    (unsigned long long)g->below.id, (unsigned long)g->below.base,
+                    (unsigned long)(g->below.base + g->below.size),
+                    (unsigned long long)(g->address - (g->below.base + g->below.size)));
+        if (g->has_above)
+            fprintf(f, "; the nearest above is allocation #%llu [0x%lx, 0x%lx), which starts %llu bytes after it",
+                    (unsigned long long)g->above.id, (unsigned long)g->above.base,
+                    (unsigned long)(g->above.base + g->above.size), (unsigned long long)(g->above.base - g->address));
+        fprintf(f, "\n");
+    }
+}
+
 static void print_what(FILE *f, const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -275,6 +348,10 @@ static void print_what(FILE *f, const hs_event *e)
                 (unsigned long)e->facts->capturing_stream, c->op == HS_OP_SYNC ? "synchronisation" : memset_or_copy(c));
         break;
     case HS_KIND_DEVICE_FAULT:
+        if (e->gpu_fault) {
+            print_gpu_fault(f, e);
+            break;
+        }
         fprintf(f, "  the runtime returned %s (%d): a fault of asynchronous work already on the device,\n"
                    "  not of this call", hs_layer_of(c->api)->error_name(e->result), e->result);
         if (e->suspects && e->suspects->serialized)
@@ -346,9 +423,12 @@ static void print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
         fprintf(f, "Suspects: no launch is pending that hipshadow saw (launches it does not wrap, or all completed)\n");
         return;
     }
-    fprintf(f, "Suspects (%s):\n", s->serialized ? "the launch that faulted"
+    fprintf(f, "Suspects (%s", s->serialized ? "the launch that faulted"
                                     : s->users ? "launches with a pointer into the allocation, newest first"
                                                : "launches not yet known to have completed, newest first");
+    if (s->n_near)
+        fprintf(f, "; the first %d had a pointer into or next to the faulting address", s->n_near);
+    fprintf(f, "):\n");
     for (int i = 0; i < s->n; i++) {
         const hs_launch *l = &s->launch[i];
         char where[512];
@@ -397,8 +477,11 @@ static void print_text(FILE *f, const hs_event *e)
         fprintf(f, "  stream 0x%lx%s;", (unsigned long)c->stream, c->stream ? "" : " (null stream)");
     else
         fprintf(f, " ");
-    fprintf(f, " action: %s (mode=%s)\n", hs_action_name(e->action), hs_mode_name(rp.opt->mode));
-    if (fi->kind != HS_KIND_LEAK) {
+    if (e->gpu_fault)
+        fprintf(f, " reported on the runtime's event thread T%u (mode=%s)\n", e->thread, hs_mode_name(rp.opt->mode));
+    else
+        fprintf(f, " action: %s (mode=%s)\n", hs_action_name(e->action), hs_mode_name(rp.opt->mode));
+    if (fi->kind != HS_KIND_LEAK && !e->gpu_fault) {
         fprintf(f, "Call stack (thread T%u):\n", e->thread);
         hs_stack_print(e->stack, f);
     }
@@ -423,9 +506,10 @@ static void print_text(FILE *f, const hs_event *e)
     if (e->suspects)
         print_suspects(f, e->suspects, e->time_ns);
     fprintf(f, "SUMMARY: hipshadow: %s %s", hs_kind_name(fi->kind), api);
+    if (e->gpu_fault)
+        fprintf(f, " address=0x%lx where=%s", (unsigned long)e->gpu_fault->address, fault_where_name(e->gpu_fault->where));
     if (side_has_alloc(sub))
-        fprintf(f, " allocation #%llu+%llu", (unsigned long long)sub->alloc.id,
-                (unsigned long long)(sub->ptr - sub->alloc.base));
+        fprintf(f, " allocation #%llu%+lld", (unsigned long long)sub->alloc.id, (long long)(sub->ptr - sub->alloc.base));
     if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
         fprintf(f, " bytes=%zu", c->bytes);
     if (fi->overrun)
@@ -463,6 +547,37 @@ static void jb_string(jbuf *b, const char *s)
     jb(b, "\"");
 }
 
+static void json_span(jbuf *b, const char *key, bool has, const hs_span *a)
+{
+    if (has)
+        jb(b, ",\"%s\":{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu}", key, (unsigned long long)a->id,
+           (unsigned long)a->base, a->size);
+    else
+        jb(b, ",\"%s\":null", key);
+}
+
+/* "fault": {"address", "reasons": [..], "where", "alloc": {"id", "base", "size", "offset"}, "below", "above"} */
+static void json_gpu_fault(jbuf *b, const hs_gpu_fault *g)
+{
+    jb(b, ",\"fault\":{\"address\":\"0x%lx\",\"reasons\":[", (unsigned long)g->address);
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof fault_reasons / sizeof *fault_reasons; i++)
+        if (g->reasons & fault_reasons[i].bit) {
+            jb(b, "%s\"%s\"", sep, fault_reasons[i].name);
+            sep = ",";
+        }
+    jb(b, "],\"where\":\"%s\",\"alloc\":", fault_where_name(g->where));
+    if (g->where == HS_FAULT_UNKNOWN)
+        jb(b, "null");
+    else
+        jb(b, "{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld}",
+           (unsigned long long)(g->where == HS_FAULT_RESERVED_UNMAPPED ? 0 : g->alloc.id),
+           (unsigned long)g->alloc.base, g->alloc.size, (long long)g->offset);
+    json_span(b, "below", g->has_below, &g->below);
+    json_span(b, "above", g->has_above, &g->above);
+    jb(b, "}");
+}
+
 static void write_json(const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -479,8 +594,8 @@ static void write_json(const hs_event *e)
        (unsigned long)c->src, c->bytes);
     const hs_side *sub = subject_side(e);
     if (side_has_alloc(sub))
-        jb(b, "{\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%llu,\"id\":%llu}", (unsigned long)sub->alloc.base,
-           sub->alloc.size, (unsigned long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
+        jb(b, "{\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld,\"id\":%llu}", (unsigned long)sub->alloc.base,
+           sub->alloc.size, (long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
     else
         jb(b, "null");
     if (fi->overrun || fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS ||
@@ -531,6 +646,8 @@ static void write_json(const hs_event *e)
         }
         jb(b, "]");
     }
+    if (e->gpu_fault)
+        json_gpu_fault(b, e->gpu_fault);
     jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();

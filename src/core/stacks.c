@@ -112,6 +112,8 @@ out:
     return id;
 }
 
+uint32_t hs_stack_of_frames(const uintptr_t *frames, int n) { return n > 0 ? depot_put(frames, n) : 0; }
+
 uint32_t hs_stack_capture(void)
 {
     if (depot.depth == 0)

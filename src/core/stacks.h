@@ -15,6 +15,9 @@ void hs_stacks_init(int depth, const void *any_symbol_of_ours);
  * 0 when capture is off or failed. */
 uint32_t hs_stack_capture(void);
 
+/* The depot id of a stack known otherwise (frames, innermost first); 0 when n is 0. */
+uint32_t hs_stack_of_frames(const uintptr_t *frames, int n);
+
 /* Copies up to max frames of stack id into frames; returns how many. */
 int hs_stack_frames(uint32_t id, uintptr_t *frames, int max);
 

@@ -12,6 +12,7 @@
 #include "../core/util.h"
 #include "modules.h"
 #include "params.h"
+#include "hsa_events.h"
 #include "rocm_versions.h"
 
 #include <dlfcn.h>
@@ -62,10 +63,14 @@ enum {
     HS_HIP_API_COUNT
 };
 
-static const char *const api_names[HS_HIP_API_COUNT] = {
+/* After the wrapped entry points: what ROCr calls into hipshadow (events, not wrapped calls). */
+enum { HS_HSA_EVENT_MEMORY_FAULT = HS_HIP_API_COUNT, HS_API_COUNT };
+
+static const char *const api_names[HS_API_COUNT] = {
 #define HS_HIP_FN(name, params, args, ...) [HS_HIP_API_##name] = #name,
 #include "api.inc"
 #undef HS_HIP_FN
+    [HS_HSA_EVENT_MEMORY_FAULT] = "HSA_AMD_GPU_MEMORY_FAULT_EVENT",
 };
 
 /* The real entry points, resolved once. */
@@ -227,16 +232,33 @@ static const hs_layer runtime_layer = {
      .stream_sync = hip_stream_sync, .fill = hip_fill, .read = hip_read, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
      .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };
-static const hs_layer *const layers[] = {&runtime_layer};
+static const char *hsa_status_name(int code)
+{
+    static __thread char buf[32];
+    snprintf(buf, sizeof buf, "hsa_status 0x%x", (unsigned)code);
+    return buf;
+}
+
+static bool hsa_is_failure(int code) { return code != 0; }
+
+/* ROCr's system events (hsa_events.c): only reported, never forwarded. */
+static const hs_layer hsa_events_layer = {
+    .name = "HSA runtime events", .first_api = HS_HIP_API_COUNT, .n_apis = HS_API_COUNT - HS_HIP_API_COUNT,
+    .error_name = hsa_status_name, .is_failure = hsa_is_failure,
+};
+static const hs_layer *const layers[] = {&runtime_layer, &hsa_events_layer};
+
+static bool hip_arm_fault_events(void) { return hs_hsa_events_arm(HS_HSA_EVENT_MEMORY_FAULT); }
 
 const hs_frontend hs_frontend_active = {
     .runtime = "HIP",
     .kernels = &hs_hip_kernel_ops,
     .runtime_id = 1,
     .api_names = api_names,
-    .n_apis = HS_HIP_API_COUNT,
+    .n_apis = HS_API_COUNT,
     .layers = layers,
-    .n_layers = 1,
+    .n_layers = 2,
+    .arm_fault_events = hip_arm_fault_events,
     .query_pointer = hip_query_pointer,
     .builtin_streams = hip_builtin_streams,
     .n_builtin_streams = 2,

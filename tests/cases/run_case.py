@@ -11,10 +11,16 @@ import tempfile
 
 CONTRACT_FIELDS = {"kind", "severity", "api", "action", "direction", "dst", "src", "bytes", "alloc",
                    "overrun", "stream", "stack", "thread", "time_ns", "device"}
-OPTIONAL_FIELDS = {"kernels"}  # device-fault and kernel-use-after-free: the launches involved
+OPTIONAL_FIELDS = {"kernels",  # device-fault and kernel-use-after-free: the launches involved
+                   "fault"}    # device-fault from the runtime's memory-fault event: the address
 
 SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
            "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
+
+# What every device-fault from ROCr's memory-fault event says: the event, the reason, the
+# faulting kernel as the first suspect.
+GPU_FAULT = {"api": "HSA_AMD_GPU_MEMORY_FAULT_EVENT", "severity": "error", "fault.reasons": ["page-not-present"],
+             "kernels.0.name": "poke"}
 
 # name: program, options, expected kinds (exact counts), field checks per kind, text checks, exit status
 CASES = {
@@ -156,7 +162,7 @@ CASES = {
         fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
         stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
     "kernel_far_write": dict(
-        program="kernel_cases", args=["far-write"],
+        program="kernel_cases", options="fault_events=0", args=["far-write"],
         kinds={"device-fault": 1},
         fields={"device-fault": {"api": "hipMemcpyDtoH", "kernels.#": 1, "kernels.0.name": "poke",
                                  "kernels.0.args.0.alloc.id": 1, "kernels.0.args.0.alloc.offset": 0,
@@ -165,7 +171,7 @@ CASES = {
         stderr_has=["a fault of asynchronous work already on the device", "this call's own arguments were checked and are clean",
                     "#0 kernel 'poke' (hipModuleLaunchKernel)", "arg 0 = 0x", ": allocation #1 + 0, live"], exit=0),
     "kernel_freed_arg": dict(
-        program="kernel_cases", args=["freed-arg"],
+        program="kernel_cases", options="fault_events=0", args=["freed-arg"],
         kinds={"kernel-use-after-free": 1, "device-fault": 1},
         fields={"kernel-use-after-free": {"severity": "error", "api": "hipModuleLaunchKernel", "alloc.id": 1,
                                           "kernels.0.name": "poke", "kernels.0.args.0.state": "freed",
@@ -174,20 +180,20 @@ CASES = {
         stderr_has=["argument 0 = 0x", "(a pointer parameter) points into allocation #1 + 0, freed",
                     "Freed by thread"], exit=0),
     "kernel_stub_freed_arg": dict(
-        program="kernel_cases", args=["stub-freed-arg"],
+        program="kernel_cases", options="fault_events=0", args=["stub-freed-arg"],
         kinds={"kernel-use-after-free": 1, "device-fault": 1},
         fields={"kernel-use-after-free": {"severity": "error", "api": "hipLaunchKernel", "kernels.0.name": "poke",
                                           "kernels.0.args.0.state": "freed", "kernels.0.args.0.how": "exact",
                                           "kernels.#": 1}},
         stderr_has=["kernel 'poke' is launched with a pointer into freed memory"], exit=0),
     "kernel_suspects": dict(
-        program="kernel_cases", args=["serialize"],
+        program="kernel_cases", options="fault_events=0", args=["serialize"],
         kinds={"device-fault": 1},
         fields={"device-fault": {"kernels.#": 3, "kernels.0.args.0.alloc.id": 1, "kernels.1.args.0.alloc.id": 2,
                                  "kernels.2.args.0.alloc.id": 1}},
         stderr_has=["launches not yet known to have completed, newest first"], exit=0),
     "kernel_serialize_names_launch": dict(
-        program="kernel_cases", args=["serialize"], options="serialize=1",
+        program="kernel_cases", args=["serialize"], options="serialize=1:fault_events=0",
         kinds={"device-fault": 1},
         fields={"device-fault": {"api": "hipModuleLaunchKernel", "kernels.#": 1, "kernels.0.args.0.alloc.id": 2}},
         stderr_has=["serialize=1: the launch below", "the launch that faulted", "launched at:"], exit=0),
@@ -203,7 +209,57 @@ CASES = {
         program="kernel_cases", args=["clean"], options="redzones=64", kinds={},
         stdout_has=["kernels clean: data round-trips"], exit=0),
     "kernel_clean_pipeline": dict(
-        program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"], exit=0),
+        program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"],
+        stderr_lacks=["memory fault event"], exit=0),
+    # GPU memory faults announced by ROCr's system event (simhsa.c): reported at once, with where
+    # the address falls; then the sticky error (CLR's default) or ROCr's abort.
+    "gpu_fault_past_end": dict(
+        program="kernel_cases", args=["overflow"],
+        kinds={"device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "past-end", "fault.alloc.id": 1,
+                                                   "fault.alloc.size": 4000, "fault.alloc.offset": 4040,
+                                                   "alloc.id": 1, "alloc.offset": 4040})},
+        stderr_has=["the address is 40 bytes past the end of allocation #1", "Allocation #1 made by thread",
+                    "1 handler, not handled", "the first 1 had a pointer into or next to the faulting address",
+                    "hipMemcpyDtoH(host, a, sizeof host) failed with code 700"], exit=99),
+    "gpu_fault_freed": dict(
+        program="kernel_cases", args=["freed-arg"],
+        kinds={"kernel-use-after-free": 1, "device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "freed", "fault.alloc.id": 1,
+                                                   "fault.alloc.offset": 0, "kernels.0.args.0.state": "freed"})},
+        stderr_has=["at offset 0, FREED", "Freed by thread", "in main+"], exit=0),
+    "gpu_fault_far": dict(
+        program="kernel_cases", args=["far-write"],
+        kinds={"device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "unknown", "fault.alloc": None,
+                                                   "fault.below.id": 1, "fault.above": None, "alloc": None})},
+        stderr_has=["near no allocation hipshadow knows; the nearest below is allocation #1"], exit=0),
+    "gpu_fault_past_end_abort": dict(
+        program="kernel_cases", args=["overflow"], env={"HIP_SKIP_ABORT_ON_GPU_ERROR": "0"},
+        kinds={"device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "past-end", "fault.alloc.offset": 4040})},
+        stderr_has=["Memory access fault by GPU node-1", "40 bytes past the end"], exit=-6),
+    "gpu_fault_freed_abort": dict(
+        program="kernel_cases", args=["freed-arg"], env={"HIP_SKIP_ABORT_ON_GPU_ERROR": "0"},
+        kinds={"kernel-use-after-free": 1, "device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "freed", "fault.alloc.id": 1})},
+        stderr_has=["Memory access fault by GPU node-1", "Freed by thread"], exit=-6),
+    "gpu_fault_far_abort": dict(
+        program="kernel_cases", args=["far-write"], env={"HIP_SKIP_ABORT_ON_GPU_ERROR": "0"},
+        kinds={"device-fault": 1},
+        fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "unknown", "fault.below.id": 1})},
+        stderr_has=["Memory access fault by GPU node-1"], exit=-6),
+    "gpu_fault_registration_refused": dict(
+        program="kernel_cases", args=["overflow"], env={"SIMHSA_REFUSE_HANDLERS": "1"},
+        kinds={"device-fault": 1},
+        fields={"device-fault": {"api": "hipMemcpyDtoH", "kernels.0.name": "poke", "kernels.0.args.0.alloc.id": 1}},
+        stderr_has=["could not register an HSA system event handler (hsa_amd_register_system_event_handler failed",
+                    "GPU memory faults are traced through the launch ledger only"], exit=99),
+    "gpu_fault_events_off": dict(
+        program="kernel_cases", args=["overflow"], options="fault_events=0",
+        kinds={"device-fault": 1},
+        fields={"device-fault": {"api": "hipMemcpyDtoH", "kernels.0.name": "poke"}},
+        stderr_has=["0 handlers, not handled"], exit=99),
     "unwrapped_alloc_rocm6_layout": dict(
         program="unwrapped_alloc", env={"SIMHIP_ROCM": "6"},
         kinds={"out-of-bounds": 1, "runtime-error": 1},

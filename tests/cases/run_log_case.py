@@ -111,6 +111,27 @@ def case_demo_sarif_junit(tmp):
     check("peak device memory in use: 2.3 GiB" in text, "peak device memory")
 
 
+def case_gpu_fault_after_abort(tmp):
+    """ROCr aborts right after its fault event: the finding hipshadow wrote from it is in the log."""
+    os.environ["HIP_SKIP_ABORT_ON_GPU_ERROR"] = "0"
+    logs = run(tmp, "kernel_cases", "overflow", expect=None)
+    if last_status == 77:
+        print("SKIP: kernel_cases has no AMD code object (or no simulator)")
+        sys.exit(77)
+    check(last_status == -signal.SIGABRT, f"ROCr's abort: exit status {last_status}")
+    data = json.loads(report("json", logs))
+    records = [e["record"] for e in data["events"]]
+    findings = [r for r in records if r["type"] == "finding"]
+    faults = [r for r in records if r["type"] == "gpu_fault"]
+    check([f["kind"] for f in findings] == ["device-fault"], f"findings in the log: {findings}")
+    check(len(faults) == 1 and faults[0]["where"] == "past-end" and faults[0]["offset"] == 4040 and
+          faults[0]["finding"] == findings[0]["seq"], f"the fault record: {faults}")
+    check(findings and findings[0]["api"] == "HSA_AMD_GPU_MEMORY_FAULT_EVENT", "named by its event")
+    text = report("text", logs)
+    check("GPU memory fault at 0x" in text and "past-end allocation #1" in text and "at offset 4040" in text,
+          "the text report explains the fault")
+
+
 def case_launches_in_report(tmp):
     logs = run(tmp, "kernel_cases", "clean", options=("log_mode=full",), expect=None)
     if last_status == 77:

@@ -11,7 +11,11 @@
  *  - a destroyed or never-created stream gives hipErrorContextIsDestroyed (CLR's hip::isValid);
  *  - virtual memory management (hip_vm.cpp): reservations are PROT_NONE aperture space, handles are
  *    memfds mapped over them; unmapped or inaccessible VMM space faults like freed memory;
- *  - SIMHIP_DEVICES devices (default 2), the current one per thread; allocations remember it.
+ *  - SIMHIP_DEVICES devices (default 2), the current one per thread; allocations remember it;
+ *  - a kernel touching memory outside every live allocation is a GPU memory fault: ROCr's system
+ *    event handlers hear it first (simhsa.c, the libhsa-runtime64 this library links), then the
+ *    process aborts with ROCr's message (HIP_SKIP_ABORT_ON_GPU_ERROR=0) or the fault becomes the
+ *    sticky hipErrorIllegalAddress (CLR's default).  Copies that fault only set the sticky error.
  * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here. */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
@@ -111,6 +115,10 @@ static hipError_t ret(hipError_t e)
     return e;
 }
 
+/* simhsa.c, as libamdhip64 calls into libhsa-runtime64. */
+void simhsa_open(void);
+int simhsa_memory_fault(uint64_t address, uint32_t reasons);
+
 static void sim_init(void)
 {
     void *p = mmap(NULL, APERTURE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -121,8 +129,24 @@ static void sim_init(void)
     sim.aperture = sim.aperture_next = (uintptr_t)p;
     sim.null_stream.magic = STREAM_MAGIC;
     sim.per_thread_stream.magic = STREAM_MAGIC;
+    simhsa_open(); /* the runtime's first call initialises HSA */
 }
 #define INIT() pthread_once(&sim.once, sim_init)
+
+/* A kernel faulted at `address` (lock held: handlers must not call back into the runtime, as
+ * they must not on ROCr's event thread). */
+static void kernel_fault(uintptr_t address)
+{
+    atomic_store(&sim.sticky, hipErrorIllegalAddress);
+    if (simhsa_memory_fault(address, 1u /* HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT */))
+        return; /* a handler took it over */
+    const char *skip = getenv("HIP_SKIP_ABORT_ON_GPU_ERROR");
+    if (skip && !strcmp(skip, "0")) {
+        fprintf(stderr, "Memory access fault by GPU node-1 (Agent handle: 0x5151) on address %p. Reason: Page not "
+                        "present or supervisor privilege.\n", (void *)address);
+        abort();
+    }
+}
 
 static int in_aperture(uintptr_t p) { return p >= sim.aperture && p < sim.aperture + APERTURE_SIZE; }
 
@@ -1331,7 +1355,7 @@ SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
 {
     if (device_range_ok((uintptr_t)p, n, write ? hipMemAccessFlagsProtReadWrite : hipMemAccessFlagsProtRead))
         return 1;
-    atomic_store(&sim.sticky, hipErrorIllegalAddress);
+    kernel_fault((uintptr_t)p);
     return 0;
 }
 
@@ -1357,7 +1381,8 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
             e = hipErrorInvalidConfiguration;
         else if (!device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ||
                  !device_range_ok((uintptr_t)src, n * unit, hipMemAccessFlagsProtRead))
-            atomic_store(&sim.sticky, hipErrorIllegalAddress), e = hipErrorIllegalAddress;
+            kernel_fault(device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ? (uintptr_t)src : (uintptr_t)dst),
+                e = hipErrorIllegalAddress;
         else
             memmove(dst, src, n * unit);
     } else if (e == hipSuccess && !strncmp(name, "hs_transpose_e", 14)) {

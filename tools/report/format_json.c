@@ -4,6 +4,8 @@
 #include "formats.h"
 #include "symbolize.h"
 
+#include <string.h>
+
 static void stack_json(FILE *out, hsr_log *log, uint32_t id)
 {
     const hsr_stack *s = hsr_find_stack(log, id);
@@ -129,6 +131,18 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         fprintf(out, ",\"free_stack\":");
         stack_json(out, log, f->free_stack);
         fputc('}', out);
+        break;
+    }
+    case HS_LOG_GPU_FAULT: {
+        hs_log_gpu_fault g;
+        memcpy(&g, e->rec, sizeof g); /* packed: copied out before its fields are read */
+        fprintf(out, "{\"type\":\"gpu_fault\",\"time_ns\":%llu,\"finding\":%u,\"address\":\"0x%llx\","
+                     "\"reasons\":%u,\"agent\":\"0x%llx\",\"where\":\"%s\",\"alloc\":%llu,\"base\":\"0x%llx\","
+                     "\"size\":%llu,\"offset\":%lld,\"below\":%llu,\"above\":%llu}",
+                (unsigned long long)g.time_ns, g.finding_seq, (unsigned long long)g.address, g.reasons,
+                (unsigned long long)g.agent, hsr_fault_where_name(g.where), (unsigned long long)g.alloc_id,
+                (unsigned long long)g.alloc_base, (unsigned long long)g.alloc_size, (long long)g.offset,
+                (unsigned long long)g.below_id, (unsigned long long)g.above_id);
         break;
     }
     default:

@@ -4,6 +4,7 @@
 #include "formats.h"
 #include "symbolize.h"
 
+#include <string.h>
 #include <time.h>
 
 static void print_stack(FILE *out, hsr_log *log, uint32_t id, const char *title)
@@ -108,6 +109,22 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
                     (unsigned long long)f->alloc_id, (unsigned long long)f->alloc_base,
                     (unsigned long long)(f->alloc_base + f->alloc_size), (unsigned long long)f->alloc_offset,
                     (unsigned long long)(f->alloc_offset % 4096));
+        const hs_log_gpu_fault *gp = hsr_gpu_fault_of(set, l, f->seq);
+        if (gp) {
+            hs_log_gpu_fault g;
+            memcpy(&g, gp, sizeof g);
+            fprintf(out, "      GPU memory fault at 0x%llx (reasons 0x%x): %s", (unsigned long long)g.address, g.reasons,
+                    hsr_fault_where_name(g.where));
+            if (g.alloc_id)
+                fprintf(out, " allocation #%llu [0x%llx, 0x%llx) at offset %lld", (unsigned long long)g.alloc_id,
+                        (unsigned long long)g.alloc_base, (unsigned long long)(g.alloc_base + g.alloc_size),
+                        (long long)g.offset);
+            if (!g.alloc_id && g.below_id)
+                fprintf(out, "; nearest below #%llu", (unsigned long long)g.below_id);
+            if (!g.alloc_id && g.above_id)
+                fprintf(out, "; nearest above #%llu", (unsigned long long)g.above_id);
+            fprintf(out, "\n");
+        }
         const hs_log_launch *launch = hsr_launch_of_finding(s, (uint32_t)(l - set->logs), f->seq);
         if (launch)
             fprintf(out, "      launch of %s: grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n",
