@@ -17,4 +17,20 @@ int hs_rocm_version(int (*get_version)(int *));
  * raw int, in the given runtime's numbering. */
 hs_rocm_memory hs_rocm_memory_type(int version, int raw);
 
+/* hipMemcpyKind as the copy's stated direction (hs_dir numbering).  ROCm 6 added
+ * hipMemcpyDeviceToDeviceNoCU (1024): a device-to-device copy that must not use compute units.
+ * Every other value is passed on as it is (the checks call an unknown one invalid). */
+static inline int hs_rocm_copy_kind(int kind) { return kind == 1024 ? 3 /* HS_DIR_D2D */ : kind; }
+
+/* The other differences, which need no code here:
+ *  - hipGetProcAddress (ROCm 6.1): wrapped in every build; wrappers.c declares it when the
+ *    headers are older, and the runtime's answer is replaced by the wrapper (lookup.c).
+ *  - hipGetDevicePropertiesR0600 / hipDeviceProp_tR0600 (ROCm 6.0: the properties struct changed
+ *    and the entry points were versioned): hipshadow neither wraps nor calls them.
+ *  - HIP_SKIP_ABORT_ON_GPU_ERROR (CLR, on by default in recent releases): a GPU fault becomes the
+ *    sticky hipErrorIllegalAddress instead of an abort; hipshadow reports the fault from ROCr's
+ *    event either way (hsa_events.c), and a sticky error as device-fault.
+ *  - libamdhip64.so.5 / .6 / .7: the resolver (wrappers.c, kernels.c) and the launcher look for
+ *    each soname, newest first. */
+
 #endif

@@ -20,11 +20,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* hipGetProcAddress exists from HIP 6.1 on. */
-#if defined(HIP_VERSION) && HIP_VERSION >= 60100000
-#define HS_HIP_HAS_GET_PROC_ADDRESS 1
-#else
-#define HS_HIP_HAS_GET_PROC_ADDRESS 0
+/* hipGetProcAddress came with HIP 6.1.  With older headers (Debian's 5.2) it is declared here as
+ * 6.1's hip_runtime_api.h declares it, so one build wraps it wherever the runtime has it; where
+ * the runtime lacks it, the wrapper is never called (and says so if it is). */
+#if !defined(HIP_VERSION) || HIP_VERSION < 60100000
+typedef enum hipDriverProcAddressQueryResult {
+    HIP_GET_PROC_ADDRESS_SUCCESS = 0,
+    HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    HIP_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} hipDriverProcAddressQueryResult;
+hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
+                             hipDriverProcAddressQueryResult *symbolStatus);
 #endif
 
 #define P(x) ((uintptr_t)(x))
@@ -32,9 +38,8 @@
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
 #define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
 #define STREAM(s) .has_stream = true, .stream = P(s)
-/* A copy's stated direction.  ROCm 6 added hipMemcpyDeviceToDeviceNoCU (1024): a D2D that must
- * not use compute units.  Any other value is passed on as it is (the checks call it invalid). */
-#define HIP_DIR(k) ((int)(k) == 1024 ? HS_DIR_D2D : (int)(k))
+/* A copy's stated direction, by the running release's hipMemcpyKind (rocm_versions.h). */
+#define HIP_DIR(k) hs_rocm_copy_kind((int)(k))
 /* A launch: the kernel, how it is named, its geometry and its arguments. */
 #define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
     .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \

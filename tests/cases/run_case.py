@@ -270,6 +270,33 @@ CASES = {
         kinds={"out-of-bounds": 1, "runtime-error": 1},
         fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024}},
         stderr_has=["not allocated through a wrapped call (the runtime knows it)"], exit=0),
+    "unwrapped_pinned_rocm5": dict(
+        program="unwrapped_pinned", env={"SIMHIP_ROCM": "5", "SIMHIP_TRACE": "1"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"direction": "D2H", "overrun": 4096, "alloc.size": 4096}},
+        stderr_has=["simhip: hipPointerGetAttributes"], stdout_has=["pinned copies done"], exit=0),
+    "unwrapped_pinned_rocm6": dict(
+        program="unwrapped_pinned", env={"SIMHIP_ROCM": "6", "SIMHIP_TRACE": "1"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"direction": "D2H", "overrun": 4096, "alloc.size": 4096}},
+        stderr_has=["simhip: hipPointerGetAttributes"], stdout_has=["pinned copies done"], exit=0),
+    "unwrapped_pinned_rocm7": dict(
+        program="unwrapped_pinned", env={"SIMHIP_ROCM": "7", "SIMHIP_TRACE": "1"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"direction": "D2H", "overrun": 4096, "alloc.size": 4096}},
+        stderr_has=["simhip: hipPointerGetAttributes"], stdout_has=["pinned copies done"], exit=0),
+    "proc_address_rocm5": dict(
+        program="proc_address", env={"SIMHIP_ROCM": "5"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, fields={"out-of-bounds": {"api": "hipMemcpyDtoH", "overrun": 928}},
+        stdout_has=["hipGetProcAddress: %d," % 801], exit=0),
+    "proc_address_rocm6": dict(
+        program="proc_address", env={"SIMHIP_ROCM": "6"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, fields={"out-of-bounds": {"api": "hipMemcpyDtoH", "overrun": 928}},
+        stdout_has=["hipGetProcAddress: 0, status 0, wrapper 1"], exit=0),
+    "proc_address_rocm7": dict(
+        program="proc_address", env={"SIMHIP_ROCM": "7"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1}, fields={"out-of-bounds": {"api": "hipMemcpyDtoH", "overrun": 928}},
+        stdout_has=["hipGetProcAddress: 0, status 0, wrapper 1"], exit=0),
     "dlsym_returns_wrappers": dict(
         program="dlsym_lookups",
         kinds={"out-of-bounds": 1, "runtime-error": 1},

@@ -502,6 +502,13 @@ static hipError_t host_alloc(void **ptr, size_t size)
 
 SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return host_alloc(ptr, size); }
 SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { TRACE(); return host_alloc(ptr, size); }
+/* For tests: pinned host memory made inside the runtime, as for a library hipshadow does not wrap
+ * (a statically linked one): the program reaches it, hipshadow never saw it allocated. */
+SIM_EXPORT void *simhip_pinned_unwrapped(size_t size)
+{
+    void *p = NULL;
+    return host_alloc(&p, size) == hipSuccess ? p : NULL;
+}
 
 static hipError_t free_kind(void *ptr, int host)
 {
@@ -1105,6 +1112,28 @@ static int rocm_major(void)
 {
     const char *v = getenv("SIMHIP_ROCM");
     return v && (*v == '6' || *v == '7') ? *v - '0' : 5;
+}
+
+/* hipGetProcAddress (ROCm 6.1 on; hip_global.cpp): the runtime's own entry point for a name.  As
+ * ROCm 5 the simulator has none to give: hipErrorNotSupported. */
+typedef enum { SIM_PROC_FOUND = 0, SIM_PROC_NOT_FOUND = 1 } sim_proc_status;
+SIM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
+                                        sim_proc_status *status)
+{
+    TRACE();
+    (void)hipVersion;
+    if (rocm_major() < 6)
+        return ret(hipErrorNotSupported);
+    if (!symbol || !pfn || flags > 2)
+        return ret(hipErrorInvalidValue);
+    Dl_info self;
+    void *handle = dladdr((void *)hipGetProcAddress, &self) ? dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    *pfn = handle ? dlsym(handle, symbol) : NULL;
+    if (handle)
+        dlclose(handle);
+    if (status)
+        *status = *pfn ? SIM_PROC_FOUND : SIM_PROC_NOT_FOUND;
+    return *pfn ? hipSuccess : ret(hipErrorNotFound);
 }
 
 SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
