@@ -10,7 +10,8 @@ import sys
 import tempfile
 
 KERNELS = ["hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8", "hs_transpose_e16",
-           "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1"]
+           "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1", "hs_redzone_fill",
+           "hs_redzone_verify"]
 amd, nv, targets, archs = sys.argv[1:5]
 failures, checked = [], 0
 

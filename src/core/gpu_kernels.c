@@ -1,9 +1,12 @@
 #include "gpu_kernels.h"
 #include "frontend.h"
 
+#include <pthread.h>
+
 const char *const hs_kernel_names[HS_K_COUNT] = {
     "hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8", "hs_transpose_e16",
-    "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1",
+    "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1", "hs_redzone_fill",
+    "hs_redzone_verify",
 };
 
 static const hs_kernel_ops *ops(void) { return hs_frontend_active.kernels; }
@@ -68,5 +71,64 @@ int hs_gpu_copy(void *dst, const void *src, size_t bytes, uintptr_t stream)
         rc = launch_copy(HS_K_COPY16, d + head, s + head, body, stream);
     if (!rc)
         rc = launch_copy(HS_K_COPY1, d + head + body * 16, s + head + body * 16, tail, stream);
+    return rc;
+}
+
+/* ---- redzones ---- */
+
+int hs_gpu_redzone_fill(void *dst, size_t n, unsigned pattern, uintptr_t stream, bool wait)
+{
+    const hs_kernel_ops *k = ops();
+    if (!k || !k->launch || !k->sync)
+        return k ? k->not_supported : -1;
+    if (!n)
+        return 0;
+    unsigned long long blocks = (n + 255) / 256, len = n;
+    unsigned grid = blocks > 4096 ? 4096 : (unsigned)blocks;
+    unsigned long long stride = (unsigned long long)grid * 256;
+    void *params[] = {&dst, &len, &pattern, &stride};
+    int rc = k->launch(HS_K_REDZONE_FILL, grid, 1, 256, 1, params, stream);
+    return rc || !wait ? rc : k->sync(stream); /* filled before the program can use the allocation */
+}
+
+/* The device buffer of a check: HS_GPU_REDZONE_MAX (address, length) pairs, then the results. */
+static struct {
+    pthread_once_t once;
+    int error;
+    unsigned char *device;
+} scratch = {.once = PTHREAD_ONCE_INIT};
+
+static void make_scratch(void)
+{
+    void *p = NULL;
+    scratch.error = ops()->alloc(&p, HS_GPU_REDZONE_MAX * (2 * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
+    scratch.device = p;
+}
+
+int hs_gpu_redzone_verify(const uintptr_t *addr, const uint32_t *len, int n, unsigned pattern, uint32_t *first,
+                          uint32_t *last)
+{
+    const hs_kernel_ops *k = ops();
+    if (!k || !k->launch || !k->alloc || !k->h2d || !k->d2h || n > HS_GPU_REDZONE_MAX)
+        return k ? k->not_supported : -1;
+    if (n <= 0)
+        return 0;
+    pthread_once(&scratch.once, make_scratch);
+    if (scratch.error || !scratch.device)
+        return scratch.error ? scratch.error : k->not_supported;
+    static uint64_t desc[2 * HS_GPU_REDZONE_MAX]; /* callers hold the redzone set's lock */
+    static uint32_t out[2 * HS_GPU_REDZONE_MAX];
+    for (int i = 0; i < n; i++)
+        desc[2 * i] = addr[i], desc[2 * i + 1] = len[i];
+    unsigned long long *d_desc = (unsigned long long *)scratch.device;
+    unsigned *d_out = (unsigned *)(scratch.device + HS_GPU_REDZONE_MAX * 2 * sizeof(uint64_t));
+    int rc = k->h2d(d_desc, desc, (size_t)n * 2 * sizeof(uint64_t));
+    void *params[] = {&d_desc, &pattern, &d_out};
+    if (!rc)
+        rc = k->launch(HS_K_REDZONE_VERIFY, (unsigned)n, 1, 256, 1, params, 0);
+    if (!rc)
+        rc = k->d2h(out, d_out, (size_t)n * 2 * sizeof(uint32_t)); /* waits for the launch */
+    for (int i = 0; !rc && i < n; i++)
+        first[i] = out[2 * i], last[i] = out[2 * i + 1];
     return rc;
 }

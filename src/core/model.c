@@ -1,5 +1,6 @@
 /* The model's changes, one function per operation (see model.h). */
 #include "model.h"
+#include "gpu_kernels.h"
 #include "frontend.h"
 #include "init.h"
 #include "stacks.h"
@@ -50,8 +51,12 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
     const hs_layer *layer = hs_layer_of(c->api);
     int device = layer->current_device ? layer->current_device() : -1;
     uint32_t redzone = hs_redzone_of(c, size);
-    if (redzone && (!layer->fill || layer->fill(base + size, HS_REDZONE_PATTERN, redzone) != 0))
-        redzone = 0; /* not filled: not checked */
+    /* A stream-ordered allocation is filled in its stream's order: the memory may still be in
+     * use by that stream's earlier work. */
+    if (redzone && hs_gpu_redzone_fill((void *)(base + size), redzone, HS_REDZONE_PATTERN, c->async ? c->stream : 0,
+                                       !c->async) != 0 &&
+        (!layer->fill || layer->fill(base + size, HS_REDZONE_PATTERN, redzone) != 0))
+        redzone = 0; /* filled neither by hipshadow's kernel nor by the runtime's memset: not checked */
     hs_span s = {
         .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
         .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(), .redzone = redzone,
@@ -172,6 +177,8 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
     if (!l.seq)
         return; /* captured into a graph: it runs when the graph does */
+    if (c->kernel_ref == HS_KREF_HOST_FN)
+        hs_order_host_fn_enqueued(c->host_box, l.seq); /* once it ran, it and all before it are done */
     for (int i = 0; i < 3; i++) {
         l.grid[i] = c->grid[i];
         l.block[i] = c->block[i];

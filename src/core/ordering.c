@@ -295,6 +295,7 @@ typedef struct host_fn_box {
     void *data;
     uintptr_t stream;
     uint64_t upto;        /* the stream's last operation before the host function */
+    uint64_t self;        /* the host function's own operation number (0: not known) */
 } host_fn_box;
 
 void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data)
@@ -303,16 +304,27 @@ void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data)
     if (!b)
         return NULL;
     hs_stream *s = hs_stream_get(stream);
-    *b = (host_fn_box){fn, data, stream, s ? __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) : 0};
+    *b = (host_fn_box){fn, data, stream, s ? __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) : 0, 0};
     return b;
+}
+
+void hs_order_host_fn_enqueued(void *box, uint64_t seq)
+{
+    host_fn_box *b = box;
+    if (b && seq) {
+        b->upto = seq - 1; /* everything enqueued before it, by any thread */
+        b->self = seq;
+    }
 }
 
 void hs_order_host_fn_trampoline(void *box)
 {
     host_fn_box b = *(host_fn_box *)box;
     free(box);
-    hs_stream *s = b.upto ? hs_stream_get(b.stream) : NULL;
-    if (s)
+    hs_stream *s = b.upto || b.self ? hs_stream_get(b.stream) : NULL;
+    if (s && b.upto)
         hs_order_complete(s, b.upto);
     b.fn(b.data);
+    if (s && b.self)
+        hs_order_complete(s, b.self); /* it ran: it is done too */
 }

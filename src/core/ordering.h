@@ -49,6 +49,8 @@ void hs_order_event_complete(hs_gpu_event *e);
  * when memory runs out: then the program's own function is passed on unchanged. */
 typedef void (*hs_host_fn)(void *);
 void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data);
+/* The host function's box got operation number seq on its stream (before it is forwarded). */
+void hs_order_host_fn_enqueued(void *box, uint64_t seq);
 void hs_order_host_fn_trampoline(void *box);
 
 /* Capture: streams being captured, and how many (for checks of legacy-stream syncs). */

@@ -1,12 +1,13 @@
 /* Redzones (see redzones.h). */
 #include "redzones.h"
+#include "gpu_kernels.h"
 #include "util.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { GRANULE = 256, MAX_TOUCHED = 1024, MAX_REDZONE = 1 << 20 };
+enum { GRANULE = 256, MAX_TOUCHED = HS_GPU_REDZONE_MAX, MAX_REDZONE = 1 << 20 };
 
 static uint64_t redzone_bytes;
 static HS_TLS const hs_call *outer, *padded;
@@ -89,29 +90,44 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
 int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), uintptr_t only_base,
                        hs_redzone_damage *out, int max)
 {
-    static unsigned char buf[MAX_REDZONE + GRANULE]; /* under rz.lock */
-    int found = 0;
+    /* under rz.lock: */
+    static unsigned char buf[MAX_REDZONE + GRANULE];
+    static touched batch[MAX_TOUCHED];
+    static uintptr_t addr[MAX_TOUCHED];
+    static uint32_t len[MAX_TOUCHED], first[MAX_TOUCHED], last[MAX_TOUCHED];
+    int found = 0, n = 0;
     pthread_mutex_lock(&rz.lock);
     for (int i = 0; i < rz.n;) {
-        touched t = rz.t[i];
-        if (only_base && t.base != only_base) {
+        if (only_base && rz.t[i].base != only_base) {
             i++;
             continue;
         }
+        batch[n] = rz.t[i];
+        addr[n] = batch[n].base + batch[n].size;
+        len[n] = batch[n].redzone;
+        n++;
         rz.t[i] = rz.t[--rz.n]; /* checked: out of the set */
-        if (!read || read(buf, t.base + t.size, t.redzone) != 0)
-            continue;
-        int first = -1, last = -1;
-        for (uint32_t b = 0; b < t.redzone; b++)
-            if (buf[b] != HS_REDZONE_PATTERN) {
-                if (first < 0)
-                    first = (int)b;
-                last = (int)b;
-            }
-        if (first >= 0 && found < max)
+    }
+    /* One launch of hipshadow's verification kernel checks them all; where the runtime cannot
+     * run it, each redzone is read back with a copy. */
+    bool on_gpu = n && hs_gpu_redzone_verify(addr, len, n, HS_REDZONE_PATTERN, first, last) == 0;
+    for (int j = 0; j < n; j++) {
+        const touched *t = &batch[j];
+        if (!on_gpu) {
+            if (!read || read(buf, addr[j], t->redzone) != 0)
+                continue;
+            first[j] = UINT32_MAX;
+            for (uint32_t b = 0; b < t->redzone; b++)
+                if (buf[b] != HS_REDZONE_PATTERN) {
+                    if (first[j] == UINT32_MAX)
+                        first[j] = b;
+                    last[j] = b;
+                }
+        }
+        if (first[j] != UINT32_MAX && found < max)
             out[found++] = (hs_redzone_damage){
-                .alloc = {.base = t.base, .size = t.size, .id = t.id, .redzone = t.redzone}, .first = (uint32_t)first,
-                .last = (uint32_t)last};
+                .alloc = {.base = t->base, .size = t->size, .id = t->id, .redzone = t->redzone}, .first = first[j],
+                .last = last[j]};
     }
     pthread_mutex_unlock(&rz.lock);
     return found;

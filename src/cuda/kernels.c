@@ -1,4 +1,4 @@
-/* hipshadow's kernels on NVIDIA: the fatbin built from kernels/transpose.hip is embedded
+/* hipshadow's kernels on NVIDIA: the fatbin built from kernels/all.hip is embedded
  * (hs_nv_kernels) and loaded at first use through the driver API (cuModuleLoadData), in the
  * runtime's primary context. */
 #define _GNU_SOURCE
@@ -68,9 +68,14 @@ static int nv_d2h(void *dst, const void *src, size_t bytes)
     return nv.memcpy_ ? nv.memcpy_(dst, src, bytes, cudaMemcpyDeviceToHost) : cudaErrorNotSupported;
 }
 
+static int nv_h2d(void *dst, const void *src, size_t bytes)
+{
+    return nv.memcpy_ ? nv.memcpy_(dst, src, bytes, cudaMemcpyHostToDevice) : cudaErrorNotSupported;
+}
+
 static int nv_sync(uintptr_t stream) { return nv.sync ? nv.sync((cudaStream_t)stream) : cudaErrorNotSupported; }
 
 const hs_kernel_ops hs_cuda_kernel_ops = {
-    .launch = nv_launch, .alloc = nv_alloc, .d2h = nv_d2h, .sync = nv_sync,
+    .launch = nv_launch, .alloc = nv_alloc, .d2h = nv_d2h, .h2d = nv_h2d, .sync = nv_sync,
     .invalid_value = cudaErrorInvalidValue, .not_supported = cudaErrorNotSupported,
 };

@@ -1,4 +1,4 @@
-/* hipshadow's kernels on AMD: the code-object bundle built from kernels/transpose.hip is
+/* hipshadow's kernels on AMD: the code-object bundle built from kernels/all.hip is
  * embedded (hs_amd_kernels) and loaded at first use with the real, unwrapped module API. */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
@@ -62,9 +62,14 @@ static int amd_d2h(void *dst, const void *src, size_t bytes)
     return amd.memcpy_ ? amd.memcpy_(dst, src, bytes, hipMemcpyDeviceToHost) : hipErrorNotSupported;
 }
 
+static int amd_h2d(void *dst, const void *src, size_t bytes)
+{
+    return amd.memcpy_ ? amd.memcpy_(dst, src, bytes, hipMemcpyHostToDevice) : hipErrorNotSupported;
+}
+
 static int amd_sync(uintptr_t stream) { return amd.sync ? amd.sync((hipStream_t)stream) : hipErrorNotSupported; }
 
 const hs_kernel_ops hs_hip_kernel_ops = {
-    .launch = amd_launch, .alloc = amd_alloc, .d2h = amd_d2h, .sync = amd_sync,
+    .launch = amd_launch, .alloc = amd_alloc, .d2h = amd_d2h, .h2d = amd_h2d, .sync = amd_sync,
     .invalid_value = hipErrorInvalidValue, .not_supported = hipErrorNotSupported,
 };

@@ -7,6 +7,9 @@
  *   overflow     poke writes 40 bytes past the end of a 4000-byte buffer (caught by redzones=N)
  *   stub-freed-arg  freed-arg, launched the way hipcc-built programs launch: the fat binary and
  *                the kernel's host stub registered as hipcc's constructors do, then hipLaunchKernel
+ *   overflow-at-exit  overflow, with no synchronisation before exit (redzones checked at exit)
+ *   overflow-async    overflow on a hipMallocAsync allocation
+ *   host-fn-retires   a host function after a launch, then another stream's launch faults
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
 
@@ -138,6 +141,56 @@ static int serialize(void)
     return 0;
 }
 
+/* Redzones at exit: the program never synchronises after its last launch. */
+static int overflow_at_exit(void)
+{
+    int *a;
+    MUST(hipMalloc((void **)&a, 4000));
+    MUST(launch_poke(a, 1010, 7, 0)); /* 40 bytes past the end, and then exit */
+    return 0;
+}
+
+/* Redzones on a stream-ordered allocation. */
+static int overflow_async(void)
+{
+    int *a, host[1000];
+    hipStream_t s;
+    MUST(hipStreamCreate(&s));
+    MUST(hipMallocAsync((void **)&a, sizeof host, s));
+    MUST(launch_poke(a, 1010, 7, s));
+    MUST(hipStreamSynchronize(s)); /* a synchronisation point: the redzone is checked */
+    MUST(hipMemcpyDtoH(host, a, sizeof host));
+    MUST(hipFreeAsync(a, s));
+    MUST(hipStreamSynchronize(s));
+    return 0;
+}
+
+static void host_note(void *flag) { *(int *)flag = 1; }
+
+/* A host function retires the work before it on its stream: once it ran, the launch before it is
+ * no suspect of a later fault. */
+static int host_fn_retires(void)
+{
+    int *a, *b, host[1024], ran = 0;
+    hipStream_t s1, s2;
+    MUST(hipStreamCreate(&s1));
+    MUST(hipStreamCreate(&s2));
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    /* Debian's libamdhip64 5.2 does not export it: found at run time (hipshadow's wrapper). */
+    hipError_t (*launch_host_func)(hipStream_t, void (*)(void *), void *) =
+        (hipError_t(*)(hipStream_t, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "hipLaunchHostFunc");
+    if (!launch_host_func)
+        return 77;
+    MUST(launch_poke(a, 0, 1, s1));
+    MUST(launch_host_func(s1, host_note, &ran));
+    while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
+        ; /* the host function has run: poke(a) is done */
+    MUST(launch_poke(b, 1ll << 28, 2, s2)); /* faults */
+    TRY(hipMemcpyDtoH(host, a, sizeof host));
+    return 0;
+}
+
 static int clean(void)
 {
     enum { N = 4096 };
@@ -173,12 +226,14 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*fn)(void); } cases[] = {
         {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
-        {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg},
+        {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg}, {"overflow-at-exit", overflow_at_exit},
+        {"overflow-async", overflow_async}, {"host-fn-retires", host_fn_retires},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
         if (!strcmp(argv[1], cases[i].name))
             return cases[i].fn();
-    fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");
+    fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean|overflow|stub-freed-arg|overflow-at-exit|"
+                    "overflow-async|host-fn-retires\n");
     return 2;
 }

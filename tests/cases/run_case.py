@@ -198,13 +198,36 @@ CASES = {
         fields={"device-fault": {"api": "hipModuleLaunchKernel", "kernels.#": 1, "kernels.0.args.0.alloc.id": 2}},
         stderr_has=["serialize=1: the launch below", "the launch that faulted", "launched at:"], exit=0),
     "kernel_redzone_overflow": dict(
-        program="kernel_cases", args=["overflow"], options="redzones=64",
+        program="kernel_cases", args=["overflow"], options="redzones=64", env={"SIMHIP_TRACE": "1"},
         kinds={"kernel-out-of-bounds-write": 1},
         fields={"kernel-out-of-bounds-write": {"api": "hipMemcpyDtoH", "alloc.id": 1, "alloc.size": 4000, "overrun": 44,
                                                "kernels.#": 1, "kernels.0.name": "poke",
                                                "kernels.0.args.0.alloc.id": 1}},
         stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "redzone of 96 bytes",
-                    "kernel 'poke'"], exit=0),
+                    "kernel 'poke'", "simhip: kernel hs_redzone_fill, 1 blocks", "simhip: kernel hs_redzone_verify, 1 blocks"],
+        stderr_lacks=["simhip: hipMemset"], exit=0),
+    "kernel_redzone_overflow_read_back": dict(
+        program="kernel_cases", args=["overflow"], options="redzones=64:fault_events=0",
+        env={"SIMHIP_NO_REDZONE_KERNELS": "1", "SIMHIP_TRACE": "1"},
+        kinds={"kernel-out-of-bounds-write": 1},
+        fields={"kernel-out-of-bounds-write": {"alloc.id": 1, "overrun": 44, "kernels.0.name": "poke"}},
+        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "simhip: hipMemset"],
+        stderr_lacks=["simhip: kernel hs_redzone"], exit=0),
+    "kernel_redzone_at_exit": dict(
+        program="kernel_cases", args=["overflow-at-exit"], options="redzones=64:fault_events=0",
+        kinds={"kernel-out-of-bounds-write": 1},
+        fields={"kernel-out-of-bounds-write": {"alloc.id": 1, "overrun": 44, "kernels.0.name": "poke"}},
+        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "checked at exit"], exit=0),
+    "kernel_redzone_async_alloc": dict(
+        program="kernel_cases", args=["overflow-async"], options="redzones=64:fault_events=0",
+        kinds={"kernel-out-of-bounds-write": 1},
+        fields={"kernel-out-of-bounds-write": {"api": "hipStreamSynchronize", "alloc.id": 1, "alloc.size": 4000,
+                                               "overrun": 44, "kernels.0.name": "poke"}},
+        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten"], exit=0),
+    "kernel_host_fn_retires": dict(
+        program="kernel_cases", args=["host-fn-retires"], options="fault_events=0",
+        kinds={"device-fault": 1},
+        fields={"device-fault": {"api": "hipMemcpyDtoH", "kernels.#": 1, "kernels.0.args.0.alloc.id": 2}}, exit=0),
     "kernel_redzones_clean": dict(
         program="kernel_cases", args=["clean"], options="redzones=64", kinds={},
         stdout_has=["kernels clean: data round-trips"], exit=0),

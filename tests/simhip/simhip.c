@@ -1270,7 +1270,7 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
     TRACE();
     static const char *const known[] = {"hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8",
                                         "hs_transpose_e16", "hs_transpose_e1_packed", "hs_transpose_e2_packed",
-                                        "hs_copy16", "hs_copy1"};
+                                        "hs_copy16", "hs_copy1", "hs_redzone_fill", "hs_redzone_verify"};
     if (!function || !module || !name)
         return ret(hipErrorInvalidValue);
     for (size_t i = 0; i < sizeof known / sizeof *known + 1; i++)
@@ -1379,6 +1379,24 @@ SIM_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBloc
     return ret(e);
 }
 
+/* A host function runs once the work before it on its stream is done: here, at once, after the
+ * stream's queue is drained (kernels already ran at their launch).  It runs without the lock, as
+ * CLR's callback thread does: it may call the runtime. */
+SIM_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
+{
+    TRACE();
+    INIT();
+    if (!fn)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(stream);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
+    pthread_mutex_unlock(&sim.lock);
+    if (e == hipSuccess)
+        fn(userData);
+    return ret(e);
+}
+
 /* Called by a test kernel (with sim.lock held: kernels run inside hipModuleLaunchKernel). */
 SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
 {
@@ -1386,6 +1404,57 @@ SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
         return 1;
     kernel_fault((uintptr_t)p);
     return 0;
+}
+
+/* hipshadow's redzone kernels (kernels/redzones.hip), run on the host.  SIMHIP_NO_REDZONE_KERNELS=1
+ * refuses them, as a runtime that cannot load hipshadow's image would (lock held). */
+static hipError_t redzone_kernel(const char *name, unsigned gx, unsigned bx, void **params)
+{
+    if (getenv("SIMHIP_NO_REDZONE_KERNELS"))
+        return hipErrorInvalidDeviceFunction;
+    if (tracing())
+        fprintf(stderr, "simhip: kernel %s, %u blocks\n", name, gx);
+    if (bx != 256)
+        return hipErrorInvalidConfiguration;
+    if (!strcmp(name, "hs_redzone_fill")) {
+        unsigned char *dst = *(unsigned char **)params[0];
+        unsigned long long n = *(unsigned long long *)params[1];
+        unsigned pattern = *(unsigned *)params[2];
+        if (!device_range_ok((uintptr_t)dst, n, hipMemAccessFlagsProtReadWrite)) {
+            kernel_fault((uintptr_t)dst);
+            return hipErrorIllegalAddress;
+        }
+        memset(dst, (int)(pattern & 0xff), n);
+        return hipSuccess;
+    }
+    if (strcmp(name, "hs_redzone_verify"))
+        return hipErrorInvalidDeviceFunction;
+    const unsigned long long *desc = *(const unsigned long long **)params[0];
+    unsigned pattern = *(unsigned *)params[1];
+    unsigned *out = *(unsigned **)params[2];
+    if (!device_range_ok((uintptr_t)desc, gx * 16ull, hipMemAccessFlagsProtRead) ||
+        !device_range_ok((uintptr_t)out, gx * 8ull, hipMemAccessFlagsProtReadWrite)) {
+        kernel_fault((uintptr_t)desc);
+        return hipErrorIllegalAddress;
+    }
+    for (unsigned b = 0; b < gx; b++) {
+        const unsigned char *p = (const unsigned char *)(uintptr_t)desc[2 * b];
+        unsigned long long len = desc[2 * b + 1];
+        if (!device_range_ok((uintptr_t)p, len, hipMemAccessFlagsProtRead)) {
+            kernel_fault((uintptr_t)p);
+            return hipErrorIllegalAddress;
+        }
+        unsigned first = 0xffffffffu, last = 0;
+        for (unsigned long long i = 0; i < len; i++)
+            if (p[i] != (unsigned char)pattern) {
+                if (first == 0xffffffffu)
+                    first = (unsigned)i;
+                last = (unsigned)i;
+            }
+        out[2 * b] = first;
+        out[2 * b + 1] = last;
+    }
+    return hipSuccess;
 }
 
 SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -1433,6 +1502,8 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
             for (unsigned long long r = 0; r < rows; r++)
                 for (unsigned long long c = 0; c < cols; c++)
                     memcpy(dst + c * dpitch + r * elem, src + r * spitch + c * elem, elem);
+    } else if (e == hipSuccess && !strncmp(name, "hs_redzone_", 11)) {
+        e = redzone_kernel(name, gx, bx, params);
     } else if (e == hipSuccess && user_kernel(name)) {
         user_kernel(name)(params); /* a fault it makes is sticky; the launch itself succeeds */
     } else if (e == hipSuccess) {
