@@ -185,6 +185,8 @@ typedef struct hs_facts {
     hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
     /* after a failed call: the failure is a sticky device fault (asynchronous work faulted) */
     bool device_fault;
+    /* kernel-out-of-bounds-write: hipshadow's verification kernel checked the redzone (else a copy read it back) */
+    bool redzone_by_kernel;
     /* options the rules honour */
     bool want_notes;          /* notes=1: info notes such as pageable-async */
 } hs_facts;

@@ -94,6 +94,7 @@ static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_b
         about.facts.dst = (hs_side){.ptr = damage[i].alloc.base + damage[i].alloc.size + damage[i].first,
                                     .extent = damage[i].last - damage[i].first + 1, .where = HS_WHERE_LIVE};
         hs_shadow_lookup(damage[i].alloc.base, &about.facts.dst.alloc);
+        about.facts.redzone_by_kernel = damage[i].by_kernel;
         if (suppressed(c, &about, fi.kind))
             continue;
         hs_suspects users;

@@ -127,7 +127,7 @@ int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), uint
         if (first[j] != UINT32_MAX && found < max)
             out[found++] = (hs_redzone_damage){
                 .alloc = {.base = t->base, .size = t->size, .id = t->id, .redzone = t->redzone}, .first = first[j],
-                .last = last[j]};
+                .last = last[j], .by_kernel = on_gpu};
     }
     pthread_mutex_unlock(&rz.lock);
     return found;

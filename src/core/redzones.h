@@ -14,6 +14,7 @@ enum { HS_REDZONE_PATTERN = 0xa5, HS_REDZONE_MAX_DAMAGE = 8 };
 typedef struct hs_redzone_damage {
     hs_span alloc;            /* the allocation (size: what the program asked for) */
     uint32_t first, last;     /* the first and last overwritten bytes, counted past the allocation's end */
+    bool by_kernel;           /* found by hipshadow's verification kernel (else read back with a copy) */
 } hs_redzone_damage;
 
 void hs_redzones_init(uint64_t bytes);

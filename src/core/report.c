@@ -365,11 +365,12 @@ static void print_what(FILE *f, const hs_event *e)
         const hs_side *d = &e->facts->dst;
         uint64_t first = d->ptr - (d->alloc.base + d->alloc.size);
         fprintf(f, "  bytes %llu..%llu past the end of allocation #%llu were overwritten (its redzone of %u bytes,\n"
-                   "  checked %s): a kernel wrote past the end; the launches that had a\n"
-                   "  pointer into it are below\n",
+                   "  checked %s %s): a kernel wrote past the end; the launches that\n"
+                   "  had a pointer into it are below\n",
                 (unsigned long long)first, (unsigned long long)(first + d->extent - 1), (unsigned long long)d->alloc.id,
                 d->alloc.redzone, c->op == HS_OP_FREE ? "at its free" : c->op == HS_OP_OTHER ? "at exit"
-                                                              : "at this synchronisation point");
+                                                              : "at this synchronisation point",
+                e->facts->redzone_by_kernel ? "by hipshadow's kernel" : "by reading it back");
         break;
     }
     case HS_KIND_KERNEL_USE_AFTER_FREE: {

@@ -204,14 +204,15 @@ CASES = {
                                                "kernels.#": 1, "kernels.0.name": "poke",
                                                "kernels.0.args.0.alloc.id": 1}},
         stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "redzone of 96 bytes",
-                    "kernel 'poke'", "simhip: kernel hs_redzone_fill, 1 blocks", "simhip: kernel hs_redzone_verify, 1 blocks"],
+                    "kernel 'poke'", "simhip: kernel hs_redzone_fill, 1 blocks", "simhip: kernel hs_redzone_verify, 1 blocks",
+                    "by hipshadow's kernel"],
         stderr_lacks=["simhip: hipMemset"], exit=0),
     "kernel_redzone_overflow_read_back": dict(
         program="kernel_cases", args=["overflow"], options="redzones=64:fault_events=0",
         env={"SIMHIP_NO_REDZONE_KERNELS": "1", "SIMHIP_TRACE": "1"},
         kinds={"kernel-out-of-bounds-write": 1},
         fields={"kernel-out-of-bounds-write": {"alloc.id": 1, "overrun": 44, "kernels.0.name": "poke"}},
-        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "simhip: hipMemset"],
+        stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten", "simhip: hipMemset", "by reading it back"],
         stderr_lacks=["simhip: kernel hs_redzone"], exit=0),
     "kernel_redzone_at_exit": dict(
         program="kernel_cases", args=["overflow-at-exit"], options="redzones=64:fault_events=0",

@@ -4,6 +4,9 @@
 //   freed-arg   poke is launched on a buffer freed just before
 //   serialize   three launches on two streams, the middle one faulting, then a D2H
 //   overflow    poke writes 40 bytes past the end of a 4000-byte buffer (redzones=N)
+//   overflow-at-exit  overflow, and exit with no synchronisation (redzones checked at exit)
+//   overflow-async    overflow on a cudaMallocAsync allocation, on its stream
+//   host-fn     a launch, then a host function on its stream, then another stream's launch faults
 //   clean       a two-stream pipeline of kernels, events and copies
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +66,48 @@ static int overflow()
     return 0;
 }
 
+static int overflow_at_exit()
+{
+    int *a;
+    MUST(cudaMalloc(&a, 4000));
+    poke<<<1, 1>>>(a, 1010, 7);
+    return 0;
+}
+
+static int overflow_async()
+{
+    int *a, host[1000];
+    cudaStream_t s;
+    MUST(cudaStreamCreate(&s));
+    MUST(cudaMallocAsync(&a, sizeof host, s));
+    poke<<<1, 1, 0, s>>>(a, 1010, 7);
+    MUST(cudaStreamSynchronize(s));
+    MUST(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    MUST(cudaFreeAsync(a, s));
+    MUST(cudaStreamSynchronize(s));
+    return 0;
+}
+
+static void CUDART_CB note(void *flag) { __atomic_store_n((int *)flag, 1, __ATOMIC_RELEASE); }
+
+static int host_fn()
+{
+    int *a, *b, host[1024];
+    static int ran;
+    cudaStream_t s1, s2;
+    MUST(cudaStreamCreate(&s1));
+    MUST(cudaStreamCreate(&s2));
+    MUST(cudaMalloc(&a, sizeof host));
+    MUST(cudaMalloc(&b, sizeof host));
+    poke<<<1, 1, 0, s1>>>(a, 0, 1);
+    MUST(cudaLaunchHostFunc(s1, note, &ran));
+    while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
+        ; // the host function ran: the launch before it is done
+    poke<<<1, 1, 0, s2>>>(b, FAR, 2);
+    TRY(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
 static int serialize()
 {
     int *a, *b, host[1024];
@@ -118,6 +163,12 @@ int main(int argc, char **argv)
         return serialize();
     if (!strcmp(what, "overflow"))
         return overflow();
+    if (!strcmp(what, "overflow-at-exit"))
+        return overflow_at_exit();
+    if (!strcmp(what, "overflow-async"))
+        return overflow_async();
+    if (!strcmp(what, "host-fn"))
+        return host_fn();
     if (!strcmp(what, "clean"))
         return clean();
     fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");

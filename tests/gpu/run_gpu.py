@@ -278,7 +278,15 @@ def kernels_ledger():
                              options=["redzones=64"],
                              fields={"kernel-out-of-bounds-write": {"overrun": 44, "alloc.size": 4000,
                                                                     "kernels.0.name": "poke"}})
-            print("\n".join(l for l in proc.stderr.splitlines() if "overwritten" in l or "kernel '" in l))
+            print("\n".join(l for l in proc.stderr.splitlines() if "overwritten" in l or "checked" in l or "kernel '" in l))
+            for case in ("overflow-at-exit", "overflow-async"):
+                proc, _ = expect(f"{way}/{case} redzones=64", [exe, case], {"kernel-out-of-bounds-write": 1},
+                                 options=["redzones=64"],
+                                 fields={"kernel-out-of-bounds-write": {"overrun": 44, "alloc.size": 4000,
+                                                                        "kernels.0.name": "poke"}})
+                print("\n".join(l for l in proc.stderr.splitlines() if "overwritten" in l or "checked" in l))
+            expect(f"{way}/host-fn retires the launch before it", [exe, "host-fn"], {"device-fault": 1},
+                   fields={"device-fault": {"kernels.#": 1}})
             expect(f"{way}/clean redzones=64", [exe, "clean"], {}, options=["redzones=64"], out_has="round-trips")
     py = shutil.which("python3")
     expect("pytorch-gpt2 with the ledger", [py, os.path.join(here, "torch_gpt2.py"), "32", "4"], {},
