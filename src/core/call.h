@@ -207,7 +207,8 @@ typedef struct hs_finding {
     hs_severity severity;
     hs_side_id side;          /* which side is at fault */
     uint64_t overrun;         /* bytes past the end, for overrun kinds */
-    int expected_role;        /* for direction-mismatch: 1 = the side should be device, 2 = host */
+    int expected_role;        /* for direction-mismatch: 1 = the side should be device, 2 = host,
+                               * 3 = both sides contradict the direction (reversed, or the pointers swapped) */
 } hs_finding;
 
 enum { HS_MAX_FINDINGS_PER_CALL = 4 };

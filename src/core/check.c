@@ -21,7 +21,7 @@ const char *hs_dir_name(int dir)
     return (unsigned)dir <= HS_DIR_DEFAULT ? names[dir] : "invalid";
 }
 
-enum { ROLE_DEVICE = 1, ROLE_HOST = 2 };
+enum { ROLE_DEVICE = 1, ROLE_HOST = 2, ROLE_REVERSED = 3 };
 
 bool hs_side_is_device(const hs_side *s)
 {
@@ -129,6 +129,25 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
     }
 }
 
+/* One bug, one finding: a side that should be device memory is in no allocation (so, host
+ * memory) while the other side, which should be host memory, is device memory.  The stated
+ * direction is reversed (or the pointers are swapped): one direction-mismatch that says both
+ * (expected_role ROLE_REVERSED), not an unknown-pointer and a direction-mismatch. */
+static int one_reversed_copy(sink *k)
+{
+    int unknown = -1, mismatch = -1;
+    for (int i = 0; i < k->n; i++)
+        if (k->out[i].kind == HS_KIND_UNKNOWN_POINTER)
+            unknown = i;
+        else if (k->out[i].kind == HS_KIND_DIRECTION_MISMATCH && k->out[i].expected_role == ROLE_HOST)
+            mismatch = i;
+    if (unknown < 0 || mismatch < 0)
+        return k->n;
+    k->out[mismatch].expected_role = ROLE_REVERSED;
+    k->out[unknown] = k->out[--k->n]; /* the unknown pointer is the other half of the same bug */
+    return k->n;
+}
+
 int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     sink k = {out, max, 0};
@@ -157,7 +176,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
         else
             check_host_side(&k, s, sides[i].id);
     }
-    return k.n;
+    return one_reversed_copy(&k);
 }
 
 bool hs_is_sync_like(const hs_call *c)

@@ -281,6 +281,15 @@ static void print_what(FILE *f, const hs_event *e)
         fprintf(f, "  the %s pointer is NULL\n", side_name(fi->side));
         break;
     case HS_KIND_DIRECTION_MISMATCH:
+        if (fi->expected_role == 3) {
+            const hs_side *other = side_of(e, fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST);
+            fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory and its %s 0x%lx is in no device allocation\n"
+                       "  (host memory): the direction is reversed, or the pointers are swapped\n",
+                    hs_dir_name(e->facts->dir), side_name(fi->side), (unsigned long)s->ptr,
+                    side_has_alloc(s) ? hs_mem_kind_name(s->alloc.kind) : "device",
+                    side_name(fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST), (unsigned long)(other ? other->ptr : 0));
+            break;
+        }
         fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory, not %s memory\n", hs_dir_name(e->facts->dir),
                 side_name(fi->side), (unsigned long)s->ptr, side_has_alloc(s) ? hs_mem_kind_name(s->alloc.kind) : "host",
                 fi->expected_role == 1 ? "device" : "host");

@@ -87,6 +87,12 @@ CASES = {
         fields={"direction-mismatch": {"direction": "D2H", "severity": "error"}},
         stderr_has=["but its destination", "is device memory, not host memory"],
         exit=0),
+    "reversed_copy_one_finding": dict(
+        program="reversed_copy",
+        kinds={"direction-mismatch": 1},
+        fields={"direction-mismatch": {"direction": "D2H", "severity": "error", "alloc.size": 4096}},
+        stderr_has=["is in no device allocation", "the direction is reversed, or the pointers are swapped"],
+        exit=0),
     "pinned_too_small": dict(
         program="pinned_too_small",
         kinds={"host-out-of-bounds": 1, "runtime-error": 1},
