@@ -86,7 +86,9 @@ static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs
 static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_base)
 {
     hs_redzone_damage damage[HS_REDZONE_MAX_DAMAGE];
-    int n = hs_redzones_verify(hs_layer_of(c->api)->read, only_base, damage, HS_REDZONE_MAX_DAMAGE);
+    const hs_layer *layer = hs_layer_of(c->api);
+    int n = hs_redzones_verify(layer->read, layer->current_device ? layer->current_device() : -1, only_base, damage,
+                               HS_REDZONE_MAX_DAMAGE);
     for (int i = 0; i < n; i++) {
         hs_finding fi = hs_check_redzone(&damage[i]);
         hs_call_state about = *st; /* the finding is about the allocation, not this call's ranges */

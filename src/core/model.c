@@ -57,6 +57,8 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
                                        !c->async) != 0 &&
         (!layer->fill || layer->fill(base + size, HS_REDZONE_PATTERN, redzone) != 0))
         redzone = 0; /* filled neither by hipshadow's kernel nor by the runtime's memset: not checked */
+    if (redzone)
+        hs_redzone_allocated_on(device);
     hs_span s = {
         .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
         .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(), .redzone = redzone,

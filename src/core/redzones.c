@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,19 @@ static struct {
     touched t[MAX_TOUCHED];
     int n;
     bool warned_full, warned_retry;
-} rz = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* hipshadow's verification kernel reads every redzone from one device: it is used only while
+     * every allocation with a redzone is on the same device, from a thread whose current device
+     * it is (a kernel reading another GPU's memory without peer access would fault the program). */
+    atomic_int device;        /* -1: none yet */
+    atomic_bool several_devices;
+} rz = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
+
+void hs_redzone_allocated_on(int device)
+{
+    int none = -1;
+    if (!atomic_compare_exchange_strong(&rz.device, &none, device) && none != device)
+        atomic_store(&rz.several_devices, true);
+}
 
 void hs_redzones_init(uint64_t bytes) { redzone_bytes = bytes > MAX_REDZONE ? MAX_REDZONE : bytes; }
 bool hs_redzones_on(void) { return redzone_bytes != 0; }
@@ -87,7 +100,7 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
     pthread_mutex_unlock(&rz.lock);
 }
 
-int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), uintptr_t only_base,
+int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), int current_device, uintptr_t only_base,
                        hs_redzone_damage *out, int max)
 {
     /* under rz.lock: */
@@ -110,7 +123,8 @@ int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), uint
     }
     /* One launch of hipshadow's verification kernel checks them all; where the runtime cannot
      * run it, each redzone is read back with a copy. */
-    bool on_gpu = n && hs_gpu_redzone_verify(addr, len, n, HS_REDZONE_PATTERN, first, last) == 0;
+    bool one_device = !atomic_load(&rz.several_devices) && current_device == atomic_load(&rz.device);
+    bool on_gpu = n && one_device && hs_gpu_redzone_verify(addr, len, n, HS_REDZONE_PATTERN, first, last) == 0;
     for (int j = 0; j < n; j++) {
         const touched *t = &batch[j];
         if (!on_gpu) {

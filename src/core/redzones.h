@@ -31,9 +31,13 @@ bool hs_redzone_retry(const hs_call *c, int failed);
 uint32_t hs_redzone_of(const hs_call *c, size_t size);
 /* A launch had a pointer into an allocation with a redzone: check it at the next sync. */
 void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id);
-/* Reads back the touched redzones (all, or only the allocation at `only_base` when not 0) with
- * the layer's read; fills *out with the damaged ones and returns how many. */
-int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), uintptr_t only_base,
+/* An allocation with a redzone was made on `device` (its redzone filled there). */
+void hs_redzone_allocated_on(int device);
+/* Checks the touched redzones (all, or only the allocation at `only_base` when not 0): with one
+ * launch of hipshadow's verification kernel when every redzone is on `current_device` (the
+ * calling thread's), else by reading each back with the layer's read; fills *out with the
+ * damaged ones and returns how many. */
+int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), int current_device, uintptr_t only_base,
                        hs_redzone_damage *out, int max);
 void hs_redzones_after_fork(void);
 

@@ -20,7 +20,20 @@ static struct {
     hipError_t (*malloc_)(void **, size_t);
     hipError_t (*memcpy_)(void *, const void *, size_t, hipMemcpyKind);
     hipError_t (*sync)(hipStream_t);
+    hipError_t (*peek_error)(void);
+    hipError_t (*take_error)(void);
 } amd = {.once = PTHREAD_ONCE_INIT};
+
+/* A call of hipshadow's that fails must not leave its error for the program's next
+ * hipGetLastError: it is taken back, unless the program already had one of its own pending. */
+static int quietly(hipError_t before, hipError_t rc)
+{
+    if (rc != hipSuccess && before == hipSuccess && amd.take_error)
+        amd.take_error();
+    return rc;
+}
+
+static hipError_t pending_error(void) { return amd.peek_error ? amd.peek_error() : hipSuccess; }
 
 static void load_module(void)
 {
@@ -32,6 +45,8 @@ static void load_module(void)
     *(void **)&amd.malloc_ = hs_resolve("hipMalloc", sonames, &rt);
     *(void **)&amd.memcpy_ = hs_resolve("hipMemcpy", sonames, &rt);
     *(void **)&amd.sync = hs_resolve("hipStreamSynchronize", sonames, &rt);
+    *(void **)&amd.peek_error = hs_resolve("hipPeekAtLastError", sonames, &rt);
+    *(void **)&amd.take_error = hs_resolve("hipGetLastError", sonames, &rt);
     if (!hs_amd_kernels_size || !amd.load || !amd.get || !amd.launch) {
         amd.load_error = hipErrorNotSupported;
         return;
@@ -45,10 +60,11 @@ static void load_module(void)
 
 static int amd_launch(hs_kernel k, unsigned gx, unsigned gy, unsigned bx, unsigned by, void **params, uintptr_t stream)
 {
+    hipError_t before = pending_error();
     pthread_once(&amd.once, load_module);
     if (amd.load_error != hipSuccess)
-        return amd.load_error;
-    return amd.launch(amd.fn[k], gx, gy, 1, bx, by, 1, 0, (hipStream_t)stream, params, NULL);
+        return quietly(before, amd.load_error);
+    return quietly(before, amd.launch(amd.fn[k], gx, gy, 1, bx, by, 1, 0, (hipStream_t)stream, params, NULL));
 }
 
 static int amd_alloc(void **p, size_t bytes)

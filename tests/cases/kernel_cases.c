@@ -10,6 +10,7 @@
  *   overflow-at-exit  overflow, with no synchronisation before exit (redzones checked at exit)
  *   overflow-async    overflow on a hipMallocAsync allocation
  *   host-fn-retires   a host function after a launch, then another stream's launch faults
+ *   overflow-two-devices  overflow on device 1 while device 0 also has an allocation
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
 
@@ -95,6 +96,11 @@ static int overflow(void)
     MUST(launch_poke(a, 1010, 7, 0));            /* bytes 4040..4043: 40 bytes past the end */
     MUST(hipMemcpyDtoH(host, a, sizeof host));   /* a synchronisation point: the redzone is read back */
     MUST(hipFree(a));
+    hipError_t stale = hipGetLastError(); /* nothing hipshadow did may show here */
+    if (stale != hipSuccess) {
+        fprintf(stderr, "hipGetLastError: %d, left by a call the program did not make\n", (int)stale);
+        return 98;
+    }
     return 0;
 }
 
@@ -138,6 +144,21 @@ static int serialize(void)
     MUST(launch_poke(b, 1ll << 28, 2, s2)); /* the one that faults */
     MUST(launch_poke(a, 1, 3, s1));
     TRY(hipMemcpyDtoH(host, a, sizeof host));
+    return 0;
+}
+
+/* Redzones on two devices: hipshadow's kernel, which reads from one device, is not used. */
+static int overflow_two_devices(void)
+{
+    int *a, *b, host[1000];
+    MUST(hipMalloc((void **)&a, sizeof host)); /* device 0 */
+    MUST(hipSetDevice(1));
+    MUST(hipMalloc((void **)&b, sizeof host)); /* device 1 */
+    MUST(launch_poke(b, 1010, 7, 0));
+    MUST(hipMemcpyDtoH(host, b, sizeof host));
+    MUST(hipSetDevice(0));
+    MUST(hipFree(a));
+    MUST(hipFree(b));
     return 0;
 }
 
@@ -228,6 +249,7 @@ int main(int argc, char **argv)
         {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
         {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg}, {"overflow-at-exit", overflow_at_exit},
         {"overflow-async", overflow_async}, {"host-fn-retires", host_fn_retires},
+        {"overflow-two-devices", overflow_two_devices},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)

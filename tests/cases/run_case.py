@@ -231,6 +231,11 @@ CASES = {
         fields={"kernel-out-of-bounds-write": {"api": "hipStreamSynchronize", "alloc.id": 1, "alloc.size": 4000,
                                                "overrun": 44, "kernels.0.name": "poke"}},
         stderr_has=["bytes 40..43 past the end of allocation #1 were overwritten"], exit=0),
+    "kernel_redzone_two_devices": dict(
+        program="kernel_cases", args=["overflow-two-devices"], options="redzones=64:fault_events=0",
+        kinds={"kernel-out-of-bounds-write": 1},
+        fields={"kernel-out-of-bounds-write": {"alloc.id": 2, "overrun": 44, "device": 1}},
+        stderr_has=["past the end of allocation #2 were overwritten", "by reading it back"], exit=0),
     "kernel_host_fn_retires": dict(
         program="kernel_cases", args=["host-fn-retires"], options="fault_events=0",
         kinds={"device-fault": 1},
