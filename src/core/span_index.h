@@ -1,9 +1,10 @@
 /* An ordered set of non-overlapping address ranges, built for many readers and few writers.
  *
- * Readers never lock: they binary-search a sorted array under a sequence counter and retry
- * if a writer was active (a seqlock).  Arrays are never freed, only retired when they grow,
- * so a reader racing a writer can read stale bytes but never unmapped memory; the sequence
- * check throws stale reads away.  Writers serialize on the index's own mutex. */
+ * Readers never lock: they binary-search a directory of sorted blocks under a sequence counter
+ * and retry if a writer was active (a seqlock).  Nothing is ever unmapped (blocks are reused,
+ * directories retired when they grow), so a reader racing a writer can read stale bytes but
+ * never unmapped memory; the sequence check throws stale reads away.  Writers serialize on the
+ * index's own mutex; an insert or remove moves one block's spans, not the whole set. */
 #ifndef HS_SPAN_INDEX_H
 #define HS_SPAN_INDEX_H
 
@@ -31,12 +32,22 @@ typedef struct hs_span {
     uint32_t redzone;      /* bytes of redzone after size (redzones=N), 0: none */
 } hs_span;
 
+/* Spans per block of the index (span_index.c: a directory of sorted blocks). */
+enum { HS_SPAN_BLOCK = 64 };
+typedef struct hs_span_block hs_span_block;
+
 typedef struct hs_span_index {
-    atomic_uint seq;               /* odd while a writer is changing the array */
-    _Atomic(hs_span *) items;
-    atomic_size_t count;
-    size_t capacity;
+    atomic_uint seq;               /* odd while a writer is changing the index */
+    _Atomic(hs_span_block **) dir; /* the blocks in address order */
+    _Atomic(uintptr_t *) keys;     /* keys[b]: the first base in block b */
+    atomic_size_t nblocks;
+    atomic_size_t count;           /* spans in all */
+    size_t capacity;               /* of dir and keys */
     pthread_mutex_t writer;
+    /* writer side: blocks are never unmapped, emptied ones are reused */
+    hs_span_block *free_blocks;
+    hs_span_block *slab;
+    size_t slab_left;
 } hs_span_index;
 
 /* 0 on success, -1 when memory for the index could not be mapped. */

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static hs_span_index ix;
 
@@ -103,11 +104,111 @@ static void test_readers_racing_writer(void)
     CHECK(atomic_load(&reads) > 0);
 }
 
+/* Random inserts (overlapping ones replace), removes and replace-alls against a plain sorted
+ * array: every lookup, neighbour pair, count and the visiting order agree.  Blocks split, empty
+ * and are reused many times over. */
+enum { REF_MAX = 4096 };
+static hs_span ref[REF_MAX];
+static size_t nref;
+
+static void ref_insert(const hs_span *s)
+{
+    uintptr_t end = s->base + s->size;
+    size_t w = 0;
+    for (size_t r = 0; r < nref; r++) /* drop what it overlaps */
+        if (!(ref[r].base < end && s->base < ref[r].base + ref[r].size))
+            ref[w++] = ref[r];
+    nref = w;
+    size_t at = 0;
+    while (at < nref && ref[at].base < s->base)
+        at++;
+    memmove(&ref[at + 1], &ref[at], (nref - at) * sizeof *ref);
+    ref[at] = *s;
+    nref++;
+}
+
+static size_t visited;
+static void visit(const hs_span *s, void *arg)
+{
+    (void)arg;
+    if (visited >= nref || ref[visited].base != s->base || ref[visited].id != s->id)
+        atomic_fetch_add(&bad_reads, 1);
+    visited++;
+}
+
+static void check_against_reference(void)
+{
+    CHECK_EQ(hs_span_count(&ix), nref);
+    for (int k = 0; k < 200; k++) {
+        uintptr_t a = 0x10000000 + ((uintptr_t)rand() % 0x400000);
+        hs_span got, below, above;
+        bool has_below, has_above;
+        bool found = hs_span_find(&ix, a, &got);
+        const hs_span *want = NULL, *wb = NULL, *wa = NULL;
+        for (size_t r = 0; r < nref; r++) {
+            if (ref[r].base <= a) {
+                wb = &ref[r];
+                if (a - ref[r].base < ref[r].size)
+                    want = &ref[r];
+            } else if (!wa) {
+                wa = &ref[r];
+            }
+        }
+        CHECK(found == (want != NULL));
+        if (found && want)
+            CHECK(got.id == want->id);
+        hs_span_neighbours(&ix, a, &below, &has_below, &above, &has_above);
+        CHECK(has_below == (wb != NULL) && has_above == (wa != NULL));
+        if (has_below && wb)
+            CHECK(below.id == wb->id);
+        if (has_above && wa)
+            CHECK(above.id == wa->id);
+    }
+    visited = 0;
+    hs_span_lock(&ix);
+    hs_span_foreach_locked(&ix, visit, NULL);
+    hs_span_unlock(&ix);
+    CHECK_EQ(visited, nref);
+}
+
+static void test_against_reference(void)
+{
+    hs_span_index_init(&ix);
+    nref = 0;
+    atomic_store(&bad_reads, 0);
+    srand(7);
+    uint64_t id = 1;
+    for (int round = 0; round < 40000; round++) {
+        int op = rand() % 10;
+        hs_span_lock(&ix);
+        if (op < 6 && nref < REF_MAX - 8) {
+            hs_span s = {.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
+                         .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id++};
+            CHECK_EQ(hs_span_insert_locked(&ix, &s, NULL), 0);
+            ref_insert(&s);
+        } else if (op < 9 && nref) {
+            size_t r = (size_t)rand() % nref;
+            hs_span gone;
+            CHECK(hs_span_remove_locked(&ix, ref[r].base, ref[r].id, &gone) && gone.id == ref[r].id);
+            memmove(&ref[r], &ref[r + 1], (nref - r - 1) * sizeof *ref);
+            nref--;
+        } else if (round % 97 == 0) {
+            CHECK_EQ(hs_span_replace_all_locked(&ix, ref, nref), 0);
+        }
+        hs_span_unlock(&ix);
+        if (round % 500 == 0)
+            check_against_reference();
+    }
+    check_against_reference();
+    CHECK_EQ(atomic_load(&bad_reads), 0);
+}
+
 int main(void)
 {
     CHECK_EQ(hs_span_index_init(&ix), 0);
     test_lookup_and_growth();
     test_replace_and_remove();
     test_readers_racing_writer();
+    test_against_reference();
     return UNIT_DONE();
 }
