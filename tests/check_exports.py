@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A preload library exports exactly the entry points of its tables (api.inc, driver.inc) plus
-the public API and the dlsym/dlvsym wrappers, and none of the other runtime's names (programs
+the public API, the dlsym/dlvsym wrappers and the mapping watchers (munmap, mprotect, mremap),
+and none of the other runtime's names (programs
 probe for them).
 Usage: check_exports.py LIB TABLE[,TABLE...] MACRO[,MACRO...] FORBIDDEN_PREFIX"""
 import re
@@ -17,7 +18,7 @@ for table_path, table_macro in zip(table.split(","), macro.split(",")):
     conditional |= set(re.findall(rf"#if[^\n]*\n{table_macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
-          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym"}
+          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap"}
 problems = []
 extra = exported - wrapped - public
 missing = (wrapped - conditional) - exported

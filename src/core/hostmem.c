@@ -3,6 +3,7 @@
 #include "span_index.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,11 @@ enum { PERM_R = 1, PERM_W = 2, PERM_X = 4, PERM_SHARED = 8 };
 
 static hs_span_index maps;    /* one span per line of /proc/self/maps; kind = PERM_* bits */
 static uintptr_t page_mask;
+/* Counted changes of the mappings, and the count the snapshot was read at (never equal before
+ * the first read). */
+static atomic_uint maps_changes, snapshot_at = 1;
+
+void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
 
 int hs_hostmem_init(void)
 {
@@ -34,6 +40,7 @@ static bool kernel_says_mapped(uintptr_t p, size_t len)
 /* Cold: re-read /proc/self/maps into the snapshot. */
 static void refresh_snapshot(void)
 {
+    unsigned at = atomic_load_explicit(&maps_changes, memory_order_acquire); /* changes after this make it stale */
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
@@ -81,7 +88,8 @@ static void refresh_snapshot(void)
     }
     if (spans) {
         hs_span_lock(&maps);
-        hs_span_replace_all_locked(&maps, spans, n);
+        if (hs_span_replace_all_locked(&maps, spans, n) == 0)
+            atomic_store_explicit(&snapshot_at, at, memory_order_release);
         hs_span_unlock(&maps);
     }
     free(spans);
@@ -140,9 +148,15 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
         return fact->status;
     }
     unsigned need = need_write ? PERM_W : PERM_R;
+    /* The hot path: a fresh snapshot that covers the range with the permission. */
+    if (atomic_load_explicit(&snapshot_at, memory_order_acquire) ==
+            atomic_load_explicit(&maps_changes, memory_order_acquire) &&
+        walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)
+        return HS_HOST_OK;
+    memset(fact, 0, sizeof *fact);
     bool mapped = kernel_says_mapped(p, len);
     if (mapped && walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)
-        return HS_HOST_OK; /* the fast path: one msync, a lock-free walk */
+        return HS_HOST_OK; /* the snapshot was stale but right (one msync, a lock-free walk) */
     /* The snapshot lacks the range or says it lacks the permission.  Permissions change under
      * us (mprotect: thread stacks and malloc arenas grow into PROT_NONE reservations), so read
      * the maps again before saying anything. */

@@ -1,6 +1,10 @@
-/* Is a host range mapped, and readable or writable?  The kernel answers "mapped" (msync walks
- * the VMAs: one syscall, no allocation); permissions come from a snapshot of /proc/self/maps
- * that is re-read only when the snapshot does not cover a range the kernel says is mapped. */
+/* Is a host range mapped, and readable or writable?  The hot path makes no system call: it
+ * walks a snapshot of /proc/self/maps (lock-free), trusted while nothing has changed the
+ * mappings through munmap, mprotect or mremap (mapwatch.c counts those).  When the snapshot
+ * does not say yes, or may be stale, the kernel answers (msync walks the VMAs) and the snapshot
+ * is read again before anything is reported.
+ * Not seen: mappings the C library changes through its own internal calls (free() returning a
+ * large chunk to the system) until the next counted change or miss refreshes the snapshot. */
 #ifndef HS_HOSTMEM_H
 #define HS_HOSTMEM_H
 
@@ -24,5 +28,7 @@ typedef struct hs_host_fact {
 int hs_hostmem_init(void);
 hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact);
 void hs_hostmem_after_fork(void);
+/* The process's mappings changed (munmap, mprotect, mremap): the snapshot may be stale. */
+void hs_hostmem_maps_changed(void);
 
 #endif
