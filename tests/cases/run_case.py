@@ -105,6 +105,10 @@ CASES = {
         fields={"host-out-of-bounds": {"action": "blocked", "alloc": None}},
         stderr_has=["is not accessible at", "is not mapped at"],
         exit=0),
+    "host_unmapped_after_check": dict(
+        program="host_unmap_later", options="mode=block",
+        kinds={"host-out-of-bounds": 1}, fields={"host-out-of-bounds": {"action": "blocked", "alloc": None}},
+        stderr_has=["is not mapped at"], stdout_has=["mapped: 0, unmapped: 1"], exit=0),
     "host_permissions_change": dict(
         program="host_mprotect", options="mode=block",
         kinds={"host-out-of-bounds": 1}, fields={"host-out-of-bounds": {"action": "blocked"}},
