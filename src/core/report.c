@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct {
@@ -22,6 +23,7 @@ static struct {
     FILE *text;              /* NULL until the first report */
     pid_t text_pid, json_pid;
     int json_fd;
+    char json_path[4096];    /* the findings file this process writes */
     long printed;
 } rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .json_fd = -1};
 
@@ -589,6 +591,29 @@ static void json_gpu_fault(jbuf *b, const hs_gpu_fault *g)
     jb(b, "}");
 }
 
+/* This process's findings file, created as logs are (paths.h): a new file, O_EXCL|O_NOFOLLOW,
+ * mode 0600; a taken name gets "-1", "-2", ... before its extension.  A name that is not a
+ * regular file (a directory, a device, a symbolic link) is refused with a message. */
+static int open_findings(void)
+{
+    char path[4096];
+    hs_expand_path(rp.opt->findings, path, sizeof path, NULL);
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n",
+                path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
+        return -1;
+    }
+    int fd = hs_create_unique(path, O_WRONLY | O_APPEND, rp.json_path, sizeof rp.json_path);
+    if (fd < 0)
+        fprintf(stderr, "hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n",
+                path, strerror(errno));
+    else if (strcmp(path, rp.json_path))
+        fprintf(stderr, "hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path,
+                rp.json_path);
+    return fd;
+}
+
 static void write_json(const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -662,19 +687,23 @@ static void write_json(const hs_event *e)
     jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();
-    if (rp.json_fd < 0 || rp.json_pid != pid) {
-        rp.json_fd = hs_open_template(rp.opt->findings, O_WRONLY | O_CREAT | O_APPEND);
+    if (rp.json_pid != pid) {
+        if (rp.json_fd >= 0)
+            close(rp.json_fd); /* the parent's, inherited across fork: this process writes its own */
+        rp.json_fd = open_findings();
         rp.json_pid = pid;
-        if (rp.json_fd < 0)
-            fprintf(stderr, "hipshadow: cannot open findings file '%s'; findings go to the text report only\n",
-                    rp.opt->findings);
     }
     if (rp.json_fd >= 0) {
         size_t off = 0;
         while (off < b->n) {
             ssize_t w = write(rp.json_fd, b->data + off, b->n - off);
-            if (w <= 0)
+            if (w <= 0) {
+                fprintf(stderr, "hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text "
+                                "report only from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
+                close(rp.json_fd);
+                rp.json_fd = -1;
                 break;
+            }
             off += (size_t)w;
         }
     }

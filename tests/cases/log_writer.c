@@ -1,7 +1,7 @@
 /* Makes copies for the post-mortem log tests, then ends as asked:
  *   log_writer exit N    N copies, then a normal exit
  *   log_writer kill N    N copies, then SIGKILL (nothing runs at exit)
- *   log_writer segv N    N copies, then one more of 12345 bytes into unmapped host memory: the
+ *   log_writer segv N    N copies, then one more of 12345 bytes into inaccessible host memory: the
  *                        runtime itself segfaults inside the call */
 #include "common.h"
 
@@ -29,9 +29,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "kill")) {
         kill(getpid(), SIGKILL);
     } else if (!strcmp(argv[1], "segv")) {
+        /* PROT_NONE, not unmapped: nothing else (hipshadow's own bookkeeping, the report) can be
+         * mapped there before the copy, so the simulator's memmove faults on the host side */
         char *gone = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        munmap(gone, 65536);
-        hipMemcpyDtoH(gone, dev, 12345); /* the simulator's memmove faults on the host side */
+        mprotect(gone, 65536, PROT_NONE);
+        hipMemcpyDtoH(gone, dev, 12345);
     }
     MUST(hipStreamDestroy(s));
     MUST(hipFree(dev));

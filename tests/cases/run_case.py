@@ -145,6 +145,20 @@ CASES = {
         stderr_has=["unknown option 'bogus'", "option 'mode': bad value 'loud'",
                     "option 'quarantine': bad value '12q'", "  print_limit", "  suppressions"],
         exit=0),
+    "findings_file_taken": dict(
+        program="seed003_embedding", options="findings=@TMP@/findings.taken.json", files={"findings.taken.json": ""},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["findings.taken.json' exists; this process writes its findings to", "findings.taken-1.json"], exit=0),
+    "findings_missing_dir": dict(
+        program="seed003_embedding", options="findings=@TMP@/nodir/f.json", kinds={},
+        stderr_has=["option 'findings': cannot create", "No such file or directory", "SUMMARY: hipshadow: 2 findings"],
+        exit=0),
+    "findings_is_directory": dict(
+        program="seed003_embedding", options="findings=@TMP@", kinds={},
+        stderr_has=["is a directory, not a file; findings go to the text report only"], exit=0),
+    "findings_is_device": dict(
+        program="seed003_embedding", options="findings=/dev/full", kinds={},
+        stderr_has=["'/dev/full' is a device or special file, not a file"], exit=0),
     "report_path_file": dict(
         program="kv_cache_dump", options="report_path=@TMP@/report.%p.txt",
         kinds={"out-of-bounds": 1, "runtime-error": 1}, report_file_has=["ERROR: hipshadow: out-of-bounds"],
