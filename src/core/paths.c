@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *rank_string(char *buf, size_t len, int *rank)
@@ -75,6 +76,10 @@ int hs_create_unique(const char *path, int flags, char *used, size_t used_len)
     snprintf(name, sizeof name, "%s", path);
     for (int n = 1; n <= 1000; n++) {
         int fd = open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        struct stat st;
+        if (fd < 0 && errno == EEXIST && n == 1 && lstat(name, &st) == 0 && !S_ISREG(st.st_mode))
+            /* the name itself is a directory, a symbolic link or a device: not a taken file name */
+            errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : ENODEV;
         if (fd >= 0 || errno != EEXIST) {
             if (used)
                 snprintf(used, used_len, "%s", name);

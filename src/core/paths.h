@@ -13,6 +13,7 @@ void hs_expand_path(const char *template, char *out, size_t len, int *rank);
 /* Creates a new file for this process (O_EXCL|O_NOFOLLOW, mode 0600).  When the name is taken
  * (a program exec'd in the same process, a reused pid, a file left by an earlier run), "-1",
  * "-2", ... is put before the extension, so no process ever writes into another's file.
+ * A name that is a directory, a symbolic link or a device is refused (EISDIR, ELOOP, ENODEV).
  * Returns the fd and the name used in `used`, or -1 with errno set. */
 int hs_create_unique(const char *path, int flags, char *used, size_t used_len);
 

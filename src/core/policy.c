@@ -5,11 +5,13 @@
 #include "stacks.h"
 #include "util.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct suppression {
@@ -40,8 +42,12 @@ static int kind_by_name(const char *name)
 static void load_suppressions(const char *path)
 {
     FILE *f = fopen(path, "re");
-    if (!f) {
-        fprintf(stderr, "hipshadow: option 'suppressions': cannot open '%s'; no findings are suppressed\n", path);
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "hipshadow: option 'suppressions': cannot read '%s': %s; no findings are suppressed\n", path,
+                f ? (S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file") : strerror(errno));
+        if (f)
+            fclose(f);
         return;
     }
     char line[1024];

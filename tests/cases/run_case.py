@@ -145,6 +145,20 @@ CASES = {
         stderr_has=["unknown option 'bogus'", "option 'mode': bad value 'loud'",
                     "option 'quarantine': bad value '12q'", "  print_limit", "  suppressions"],
         exit=0),
+    "suppressions_missing_file": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/nofile", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["option 'suppressions': cannot read", "No such file or directory", "no findings are suppressed"],
+        exit=0),
+    "suppressions_is_directory": dict(
+        program="seed003_embedding", options="suppressions=@TMP@", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["option 'suppressions': cannot read", "it is a directory"], exit=0),
+    "log_missing_dir": dict(
+        program="seed003_embedding", options="log=@TMP@/nodir/hs.log", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["cannot create the post-mortem log", "No such file or directory", "the program carries on"],
+        stdout_has=[], exit=0),
+    "log_is_directory": dict(
+        program="seed003_embedding", options="log=@TMP@", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_has=["cannot create the post-mortem log", "Is a directory", "the program carries on"], exit=0),
     "findings_file_taken": dict(
         program="seed003_embedding", options="findings=@TMP@/findings.taken.json", files={"findings.taken.json": ""},
         kinds={"out-of-bounds": 1, "runtime-error": 1},
