@@ -44,10 +44,11 @@ void hs_gpu_fault_report(uint16_t api, uintptr_t address, uint32_t reasons, uint
     if (in_or_next_to)
         facts.dst = (hs_side){.ptr = address, .extent = 1, .alloc = fault.alloc,
                               .where = fault.where == HS_FAULT_FREED ? HS_WHERE_FREED : HS_WHERE_LIVE};
-    uint64_t near[3] = {in_or_next_to ? fault.alloc.id : 0, fault.has_below ? fault.below.id : 0,
+    uint64_t near[3] = {fault.alloc.id, fault.has_below ? fault.below.id : 0,
                         fault.has_above ? fault.above.id : 0};
     hs_suspects suspects;
-    hs_ledger_suspects_near(near, in_or_next_to ? 1 : 3, &suspects);
+    /* in or next to an allocation: launches into it first; near nothing: into either neighbour */
+    hs_ledger_suspects_near(in_or_next_to ? near : near + 1, in_or_next_to ? 1 : 2, &suspects);
 
     /* No call made the access: the finding's stack is the launch most likely to have (the first
      * suspect's launch stack, or its caller alone unless launch_stacks=1). */

@@ -1,10 +1,10 @@
 #define _GNU_SOURCE
 #include "options.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +78,7 @@ typedef struct {
     size_t len;
 } msg;
 
-static void put(msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(msg *m, const char *fmt, ...)
-{
-    if (m->len >= sizeof m->buf)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(m->buf + m->len, sizeof m->buf - m->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        m->len = m->len + (size_t)n < sizeof m->buf ? m->len + (size_t)n : sizeof m->buf - 1;
-}
+#define put(m, ...) hs_appendf((m)->buf, sizeof (m)->buf, &(m)->len, __VA_ARGS__)
 
 /* Text from the user, len bytes of it: at most `show` characters, non-printable ones as \xNN,
  * "..." when cut.  Never a newline, so one problem stays one line. */

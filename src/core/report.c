@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -533,17 +532,7 @@ static void print_text(FILE *f, const hs_event *e)
 /* A bounded string builder for one JSON line: no FILE*, one write() per finding. */
 typedef struct jbuf { char data[16384]; size_t n; } jbuf;
 
-static void jb(jbuf *b, const char *fmt, ...)
-{
-    if (b->n >= sizeof b->data)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->data + b->n, sizeof b->data - b->n, fmt, ap);
-    va_end(ap);
-    if (w > 0)
-        b->n += (size_t)w < sizeof b->data - b->n ? (size_t)w : sizeof b->data - b->n - 1;
-}
+#define jb(b, ...) hs_appendf((b)->data, sizeof (b)->data, &(b)->n, __VA_ARGS__)
 
 static void jb_string(jbuf *b, const char *s)
 {

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,3 +51,15 @@ uint32_t hs_thread_id(void)
 
 /* Runs in the child after fork, on the only thread there: its tid changed. */
 void hs_thread_id_after_fork(void) { cached_tid = 0; }
+
+void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}

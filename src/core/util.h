@@ -1,7 +1,8 @@
-/* Small helpers shared by the core: clocks and thread ids. */
+/* Small helpers shared by the core: clocks, thread ids, a bounded text builder. */
 #ifndef HS_UTIL_H
 #define HS_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HS_EXPORT __attribute__((visibility("default")))
@@ -14,5 +15,9 @@ uint64_t hs_order_stamp(void);     /* a cheap, monotonic stamp: which of two eve
 uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
 uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
+
+/* printf into buf[*len..cap): never past cap (a full buffer keeps its last byte for a NUL), no
+ * allocation; *len grows by what fitted. */
+void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -11,6 +11,7 @@
  *   overflow-async    overflow on a hipMallocAsync allocation
  *   host-fn-retires   a host function after a launch, then another stream's launch faults
  *   overflow-two-devices  overflow on device 1 while device 0 also has an allocation
+ *   fault-near-older-launch  the newest launch faults 40 bytes past an older launch's allocation
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
 
@@ -147,6 +148,23 @@ static int serialize(void)
     return 0;
 }
 
+/* A fault next to allocation a, made through a pointer into b by the newest launch: the older
+ * launch on a is named first, as the one whose allocation the address belongs to. */
+static int fault_near_older_launch(void)
+{
+    int *a, *b;
+    hipStream_t s1, s2;
+    MUST(hipStreamCreate(&s1));
+    MUST(hipStreamCreate(&s2));
+    MUST(hipMalloc((void **)&a, 4000));
+    MUST(hipMalloc((void **)&b, 4000));
+    long long back = ((char *)a + 4040 - (char *)b) / (long long)sizeof(int); /* 40 bytes past a's end */
+    MUST(launch_poke(a, 0, 1, s1));
+    MUST(launch_poke(b, back, 2, s2)); /* faults */
+    TRY(hipStreamSynchronize(s2));
+    return 0;
+}
+
 /* Redzones on two devices: hipshadow's kernel, which reads from one device, is not used. */
 static int overflow_two_devices(void)
 {
@@ -249,7 +267,7 @@ int main(int argc, char **argv)
         {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
         {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg}, {"overflow-at-exit", overflow_at_exit},
         {"overflow-async", overflow_async}, {"host-fn-retires", host_fn_retires},
-        {"overflow-two-devices", overflow_two_devices},
+        {"overflow-two-devices", overflow_two_devices}, {"fault-near-older-launch", fault_near_older_launch},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)

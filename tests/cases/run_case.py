@@ -301,6 +301,12 @@ CASES = {
         fields={"device-fault": dict(GPU_FAULT, **{"fault.where": "unknown", "fault.alloc": None,
                                                    "fault.below.id": 1, "fault.above": None, "alloc": None})},
         stderr_has=["near no allocation hipshadow knows; the nearest below is allocation #1"], exit=0),
+    "gpu_fault_near_launch_first": dict(
+        program="kernel_cases", args=["fault-near-older-launch"],
+        kinds={"device-fault": 1},
+        fields={"device-fault": {"fault.where": "past-end", "fault.alloc.id": 1, "fault.alloc.offset": 4040,
+                                 "kernels.#": 2, "kernels.0.args.0.alloc.id": 1, "kernels.1.args.0.alloc.id": 2}},
+        stderr_has=["the first 1 had a pointer into or next to the faulting address"], exit=0),
     "gpu_fault_past_end_abort": dict(
         program="kernel_cases", args=["overflow"], env={"HIP_SKIP_ABORT_ON_GPU_ERROR": "0"},
         kinds={"device-fault": 1},
