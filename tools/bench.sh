@@ -4,7 +4,9 @@
 #   bash tools/bench.sh copy   added cost of the checks per small D2H copy, by live allocations
 #   bash tools/bench.sh log    post-mortem log: bytes per event, recording cost per event,
 #                              report time for a log of 10M events
-#   bash tools/bench.sh        both
+#   bash tools/bench.sh scale  issue 11's table: copies, allocs and frees from 1K to 1M live
+#                              allocations, 16 threads, shadow bytes per allocation (tools/bench_scale.py)
+#   bash tools/bench.sh        copy and log
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh >/dev/null
@@ -32,6 +34,11 @@ if [ "$what" = copy ] || [ "$what" = all ]; then
       printf "%-10s %-9s %12.1f %14.1f %12.1f\n" "$live" "$host" "$p" "$s" "$(echo "$s - $p" | bc -l)"
     done
   done
+fi
+
+if [ "$what" = scale ]; then
+  echo
+  python3 tools/bench_scale.py build "${ROUNDS:-5}"
 fi
 
 if [ "$what" = log ] || [ "$what" = all ]; then

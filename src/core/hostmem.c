@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "hostmem.h"
 #include "span_index.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -18,6 +19,12 @@ static uintptr_t page_mask;
 /* Counted changes of the mappings, and the count the snapshot was read at (never equal before
  * the first read). */
 static atomic_uint maps_changes, snapshot_at = 1;
+static atomic_uint snapshots; /* how many times the snapshot was read: a thread's cached hit names one */
+
+/* Each thread's last mapping that passed (a copy's host buffer is usually where the last one
+ * was: its stack, its staging buffer): checked with no lookup while the snapshot it came from is
+ * the one in force and the maps have not changed since. */
+static HS_TLS struct { unsigned snapshot, changes, perms; uintptr_t lo, hi; } last_hit;
 
 void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
 
@@ -90,6 +97,9 @@ static void refresh_snapshot(void)
         hs_span_lock(&maps);
         if (hs_span_replace_all_locked(&maps, spans, n) == 0)
             atomic_store_explicit(&snapshot_at, at, memory_order_release);
+        /* after the new content: a thread that reads this count sees it, and its cached hit of
+         * the old snapshot no longer matches */
+        atomic_fetch_add_explicit(&snapshots, 1, memory_order_release);
         hs_span_unlock(&maps);
     }
     free(spans);
@@ -149,10 +159,19 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
     }
     unsigned need = need_write ? PERM_W : PERM_R;
     /* The hot path: a fresh snapshot that covers the range with the permission. */
-    if (atomic_load_explicit(&snapshot_at, memory_order_acquire) ==
-            atomic_load_explicit(&maps_changes, memory_order_acquire) &&
-        walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)
-        return HS_HOST_OK;
+    unsigned changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
+    unsigned serial = atomic_load_explicit(&snapshots, memory_order_acquire);
+    if (atomic_load_explicit(&snapshot_at, memory_order_acquire) == changes) {
+        if (last_hit.changes == changes && last_hit.snapshot == serial && p >= last_hit.lo && p + len <= last_hit.hi &&
+            (last_hit.perms & need) == need)
+            return HS_HOST_OK;
+        hs_span m;
+        if (walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK) {
+            if (hs_span_find(&maps, p, &m) && p + len <= m.base + m.size)
+                last_hit = (__typeof__(last_hit)){serial, changes, m.kind, m.base, m.base + m.size};
+            return HS_HOST_OK;
+        }
+    }
     memset(fact, 0, sizeof *fact);
     bool mapped = kernel_says_mapped(p, len);
     if (mapped && walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)

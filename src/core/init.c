@@ -97,7 +97,7 @@ static void init_once_body(void)
     if (options.verbosity > 0)
         hs_options_print(&options, stderr);
     hs_stacks_init((int)options.stack_depth, (const void *)&init_once_body);
-    if (hs_shadow_init(options.quarantine) || hs_hostmem_init() ||
+    if (hs_shadow_init(options.quarantine, (size_t)options.shadow_max) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
                         hs_frontend_active.per_thread_stream, hs_frontend_active.legacy_stream) ||
         hs_regions_init() || hs_vmm_init()) {

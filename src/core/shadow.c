@@ -1,14 +1,7 @@
 #include "shadow.h"
-
+#include "page_map.h"
+#include <stdio.h>
 #include <stdlib.h>
-#include <uthash.h>
-
-/* Writer-side record of a live allocation, found by exact base through uthash. */
-typedef struct live_record {
-    uintptr_t base;
-    hs_span span;
-    UT_hash_handle hh;
-} live_record;
 
 /* Quarantine order: oldest first, so eviction is FIFO like ASan's. */
 typedef struct quarantined {
@@ -20,31 +13,37 @@ typedef struct quarantined {
 enum { QUARANTINE_MAX_RECORDS = 16384 };
 
 static struct {
-    hs_span_index live;
-    hs_span_index freed;
-    pthread_mutex_t lock; /* orders every change of live + freed + records */
-    live_record *records;
+    hs_page_map live;   /* found by any address inside, or by base, in O(1) */
+    hs_page_map freed;
+    pthread_mutex_t lock; /* orders every change of live + freed + the FIFO */
     quarantined fifo[QUARANTINE_MAX_RECORDS];
     size_t fifo_head, fifo_len;
     uint64_t quarantine_bytes_max, quarantine_bytes;
     uint64_t live_bytes;
     uint64_t next_id;
+    size_t max_live;
+    bool cap_warned;
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-int hs_shadow_init(uint64_t quarantine_bytes)
+int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live)
 {
     sh.quarantine_bytes_max = quarantine_bytes;
-    if (hs_span_index_init(&sh.live) || hs_span_index_init(&sh.freed))
+    sh.max_live = max_live;
+    if (hs_pm_init(&sh.live) || hs_pm_init(&sh.freed))
         return -1;
+    hs_pm_set_cap(&sh.live, max_live);
     return 0;
 }
 
 void hs_shadow_after_fork(void)
 {
     pthread_mutex_init(&sh.lock, NULL);
-    hs_span_index_after_fork(&sh.live);
-    hs_span_index_after_fork(&sh.freed);
+    hs_pm_after_fork(&sh.live);
+    hs_pm_after_fork(&sh.freed);
 }
+
+size_t hs_shadow_bytes(void) { return hs_pm_bytes(&sh.live) + hs_pm_bytes(&sh.freed); }
+size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.live); }
 
 const char *hs_mem_kind_name(uint32_t kind)
 {
@@ -74,8 +73,10 @@ static void evict_oldest(void)
     quarantined *q = &sh.fifo[sh.fifo_head];
     hs_span gone;
     /* The span may already have been superseded by a newer free at the same address. */
-    if (hs_span_remove_locked(&sh.freed, q->base, q->id, &gone))
+    hs_pm_lock(&sh.freed);
+    if (hs_pm_remove_locked(&sh.freed, q->base, q->id, &gone))
         sh.quarantine_bytes -= gone.size;
+    hs_pm_unlock(&sh.freed);
     sh.fifo_head = (sh.fifo_head + 1) % QUARANTINE_MAX_RECORDS;
     sh.fifo_len--;
 }
@@ -90,9 +91,9 @@ static void quarantine_locked(const hs_span *s)
     if (s->size > sh.quarantine_bytes_max)
         return;
     uint64_t superseded = 0; /* older frees at the same addresses: the newer free replaces them */
-    hs_span_lock(&sh.freed);
-    int rc = hs_span_insert_locked(&sh.freed, s, &superseded);
-    hs_span_unlock(&sh.freed);
+    hs_pm_lock(&sh.freed);
+    int rc = hs_pm_insert_locked(&sh.freed, s, &superseded);
+    hs_pm_unlock(&sh.freed);
     sh.quarantine_bytes -= superseded;
     if (rc != 0)
         return; /* forgetting a freed allocation only weakens a later report */
@@ -102,38 +103,31 @@ static void quarantine_locked(const hs_span *s)
     sh.quarantine_bytes += s->size;
 }
 
-/* Under sh.lock: r becomes live in both the ordered index and the uthash by base. */
-static int make_live_locked(live_record *r)
+/* Under sh.lock.  A span the runtime reused before we saw it freed (an unwrapped free path) is
+ * replaced.  At the cap the allocation is not tracked: said once, and copies to it are then
+ * judged as the runtime judges them (query_runtime). */
+static int make_live_locked(const hs_span *s)
 {
-    hs_span_lock(&sh.live);
-    int rc = hs_span_insert_locked(&sh.live, &r->span, NULL);
-    hs_span_unlock(&sh.live);
-    if (rc == 0) {
-        HASH_ADD(hh, sh.records, base, sizeof r->base, r);
-        sh.live_bytes += r->span.size;
-    } else {
-        free(r);
+    uint64_t replaced = 0;
+    hs_pm_lock(&sh.live);
+    int rc = hs_pm_insert_locked(&sh.live, s, &replaced);
+    hs_pm_unlock(&sh.live);
+    sh.live_bytes -= replaced;
+    if (rc == 0)
+        sh.live_bytes += s->size;
+    else if (rc == -2 && !sh.cap_warned) {
+        sh.cap_warned = true;
+        fprintf(stderr, "hipshadow: WARNING: shadow_max=%zu reached: allocations beyond it are not tracked, and copies "
+                        "to them are judged as the runtime judges them (raise shadow_max)\n", sh.max_live);
     }
-    return rc;
+    return rc == 0 ? 0 : -1;
 }
 
 int hs_shadow_add(hs_span *s)
 {
-    live_record *r = malloc(sizeof *r);
-    if (!r)
-        return -1;
     pthread_mutex_lock(&sh.lock);
     s->id = ++sh.next_id;
-    r->base = s->base;
-    r->span = *s;
-    live_record *stale = NULL;
-    HASH_FIND(hh, sh.records, &r->base, sizeof r->base, stale);
-    if (stale) { /* the runtime reused a base we never saw freed (unwrapped free path) */
-        HASH_DEL(sh.records, stale);
-        sh.live_bytes -= stale->span.size;
-        free(stale);
-    }
-    int rc = make_live_locked(r);
+    int rc = make_live_locked(s);
     pthread_mutex_unlock(&sh.lock);
     return rc;
 }
@@ -143,24 +137,19 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
 {
     hs_release_result result;
     pthread_mutex_lock(&sh.lock);
-    live_record *r = NULL;
-    HASH_FIND(hh, sh.records, &base, sizeof base, r);
-    if (r) {
-        HASH_DEL(sh.records, r);
-        hs_span_lock(&sh.live);
-        hs_span_remove_locked(&sh.live, base, 0, NULL);
-        hs_span_unlock(&sh.live);
-        sh.live_bytes -= r->span.size;
-        r->span.end_stack = free_stack;
-        r->span.end_thread = thread;
-        r->span.end_time_ns = now_ns;
-        *span = r->span;
-        quarantine_locked(&r->span);
-        free(r);
+    hs_pm_lock(&sh.live);
+    bool removed = hs_pm_remove_locked(&sh.live, base, 0, span);
+    hs_pm_unlock(&sh.live);
+    if (removed) {
+        sh.live_bytes -= span->size;
+        span->end_stack = free_stack;
+        span->end_thread = thread;
+        span->end_time_ns = now_ns;
+        quarantine_locked(span);
         result = HS_RELEASED;
-    } else if (hs_span_find(&sh.live, base, span)) {
+    } else if (hs_pm_find(&sh.live, base, span)) {
         result = HS_RELEASE_INTERIOR;
-    } else if (hs_span_find(&sh.freed, base, span)) {
+    } else if (hs_pm_find(&sh.freed, base, span)) {
         result = HS_RELEASE_TWICE;
     } else {
         result = HS_RELEASE_UNKNOWN;
@@ -169,63 +158,71 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
     return result;
 }
 
+typedef struct owned { uint64_t owner; uintptr_t *bases; size_t n, cap; } owned;
+
+static void collect_owned(const hs_span *s, void *arg)
+{
+    owned *o = arg;
+    if (s->owner != o->owner)
+        return;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        uintptr_t *grown = realloc(o->bases, cap * sizeof *grown);
+        if (!grown)
+            return; /* cold path; those left stay live, as if the pool still held them */
+        o->bases = grown;
+        o->cap = cap;
+    }
+    o->bases[o->n++] = s->base;
+}
+
 void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t thread, uint64_t now_ns)
 {
     if (!owner)
         return;
-    for (;;) {
-        uintptr_t base = 0;
-        pthread_mutex_lock(&sh.lock);
-        for (live_record *r = sh.records; r; r = r->hh.next)
-            if (r->span.owner == owner) {
-                base = r->base;
-                break;
-            }
-        pthread_mutex_unlock(&sh.lock);
+    owned o = {.owner = owner};
+    hs_shadow_foreach_live(collect_owned, &o); /* one walk, then a release each */
+    for (size_t i = 0; i < o.n; i++) {
         hs_span gone;
-        if (!base || hs_shadow_release(base, free_stack, thread, now_ns, &gone) != HS_RELEASED)
-            return;
+        hs_shadow_release(o.bases[i], free_stack, thread, now_ns, &gone);
     }
+    free(o.bases);
 }
 
 void hs_shadow_restore(const hs_span *s)
 {
-    live_record *r = malloc(sizeof *r);
-    if (!r)
-        return;
     pthread_mutex_lock(&sh.lock);
-    hs_span_lock(&sh.freed);
-    if (hs_span_remove_locked(&sh.freed, s->base, s->id, NULL))
+    hs_pm_lock(&sh.freed);
+    if (hs_pm_remove_locked(&sh.freed, s->base, s->id, NULL))
         sh.quarantine_bytes -= s->size;
-    hs_span_unlock(&sh.freed);
-    r->base = s->base;
-    r->span = *s;
-    r->span.end_stack = 0;
-    r->span.end_time_ns = 0;
-    make_live_locked(r);
+    hs_pm_unlock(&sh.freed);
+    hs_span back = *s;
+    back.end_stack = 0;
+    back.end_time_ns = 0;
+    make_live_locked(&back);
     pthread_mutex_unlock(&sh.lock);
 }
 
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
 {
-    if (hs_span_find(&sh.live, addr, span))
+    if (hs_pm_find(&sh.live, addr, span))
         return HS_WHERE_LIVE;
-    if (hs_span_count(&sh.freed) && hs_span_find(&sh.freed, addr, span))
+    if (hs_pm_count(&sh.freed) && hs_pm_find(&sh.freed, addr, span))
         return HS_WHERE_FREED;
     return HS_WHERE_NONE;
 }
 
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above)
 {
-    hs_span_neighbours(&sh.live, addr, below, has_below, above, has_above);
+    hs_pm_neighbours(&sh.live, addr, below, has_below, above, has_above);
 }
 
 void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg)
 {
     pthread_mutex_lock(&sh.lock);
-    hs_span_lock(&sh.live);
-    hs_span_foreach_locked(&sh.live, fn, arg);
-    hs_span_unlock(&sh.live);
+    hs_pm_lock(&sh.live);
+    hs_pm_foreach_locked(&sh.live, fn, arg);
+    hs_pm_unlock(&sh.live);
     pthread_mutex_unlock(&sh.lock);
 }
 

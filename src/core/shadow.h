@@ -1,5 +1,5 @@
 /* The shadow map: every live device, managed, pinned and registered host allocation, plus a
- * bounded quarantine of freed ones.  Lookups are lock-free (span_index); changes lock. */
+ * bounded quarantine of freed ones.  Lookups are lock-free and O(1) (page_map); changes lock. */
 #ifndef HS_SHADOW_H
 #define HS_SHADOW_H
 
@@ -27,7 +27,10 @@ typedef enum hs_release_result {
     HS_RELEASE_INTERIOR,/* the pointer is inside a live allocation, not its base: *span is it */
 } hs_release_result;
 
-int hs_shadow_init(uint64_t quarantine_bytes);
+/* max_live: allocations tracked at most (0: no limit); past it one warning, then untracked. */
+int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live);
+size_t hs_shadow_bytes(void);      /* memory the shadow's maps use (stacks excluded) */
+size_t hs_shadow_live_count(void);
 
 /* Registers a new allocation; fills s->id with the next sequential id.  -1 on out-of-memory. */
 int hs_shadow_add(hs_span *s);

@@ -16,7 +16,9 @@
  *    event handlers hear it first (simhsa.c, the libhsa-runtime64 this library links), then the
  *    process aborts with ROCr's message (HIP_SKIP_ABORT_ON_GPU_ERROR=0) or the fault becomes the
  *    sticky hipErrorIllegalAddress (CLR's default).  Copies that fault only set the sticky error.
- * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here. */
+ * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here.
+ * SIMHIP_NULL=1 (benchmarks): copies move no bytes and allocations change no page protection, so
+ * what a benchmark measures beyond the plain run is hipshadow's cost. */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
@@ -77,6 +79,8 @@ static struct {
     uintptr_t aperture, aperture_next;
     sim_object *objects;
     size_t n_objects, cap_objects;
+    size_t n_dead;            /* freed objects left in place (kind 0) until the next compaction */
+    int null_copies;          /* SIMHIP_NULL=1: copies and frees touch no memory (benchmarks) */
     sim_stream null_stream, per_thread_stream;
     sim_stream *live_streams;
     sim_rsv *reservations;
@@ -119,14 +123,25 @@ static hipError_t ret(hipError_t e)
 void simhsa_open(void);
 int simhsa_memory_fault(uint64_t address, uint32_t reasons);
 
+/* fork while another thread is inside the simulator: the child gets the lock free (as
+ * hipshadow's fork tests need a runtime that a child can call; tests/cases/fork_storm.c). */
+static void sim_fork_prepare(void) { pthread_mutex_lock(&sim.lock); }
+static void sim_fork_parent(void) { pthread_mutex_unlock(&sim.lock); }
+static void sim_fork_child(void) { pthread_mutex_init(&sim.lock, NULL); }
+
 static void sim_init(void)
 {
+    pthread_atfork(sim_fork_prepare, sim_fork_parent, sim_fork_child);
     void *p = mmap(NULL, APERTURE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "simhip: cannot reserve the device aperture\n");
         abort();
     }
     sim.aperture = sim.aperture_next = (uintptr_t)p;
+    const char *null_mode = getenv("SIMHIP_NULL");
+    sim.null_copies = null_mode && *null_mode == '1';
+    if (sim.null_copies) /* no mprotect per allocation either: only hipshadow's cost should show */
+        mprotect(p, APERTURE_SIZE, PROT_READ | PROT_WRITE);
     sim.null_stream.magic = STREAM_MAGIC;
     sim.per_thread_stream.magic = STREAM_MAGIC;
     simhsa_open(); /* the runtime's first call initialises HSA */
@@ -172,11 +187,29 @@ static sim_object *find_object(uintptr_t p)
     if (i == 0)
         return NULL;
     sim_object *o = &sim.objects[i - 1];
-    return p - o->base < o->size ? o : NULL;
+    return o->kind && p - o->base < o->size ? o : NULL;
+}
+
+/* Frees leave their object in place, dead (kind 0), so a free costs O(log n) as in CLR's map;
+ * dead objects are dropped here, when they are half the array or before a scan that must not
+ * see them.  A dead object never hides a live one: an object added over dead ones compacts first. */
+static void compact_objects(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < sim.n_objects; i++)
+        if (sim.objects[i].kind)
+            sim.objects[kept++] = sim.objects[i];
+    sim.n_objects = kept;
+    sim.n_dead = 0;
 }
 
 static int add_object(uintptr_t base, size_t size, int kind)
 {
+    size_t at = upper_bound(base);
+    if (sim.n_dead && at < sim.n_objects && sim.objects[at].base < base + (size ? size : 1)) {
+        compact_objects();
+        at = upper_bound(base);
+    }
     if (sim.n_objects == sim.cap_objects) {
         size_t cap = sim.cap_objects ? sim.cap_objects * 2 : 64;
         sim_object *grown = realloc(sim.objects, cap * sizeof *grown);
@@ -185,18 +218,17 @@ static int add_object(uintptr_t base, size_t size, int kind)
         sim.objects = grown;
         sim.cap_objects = cap;
     }
-    size_t at = upper_bound(base);
     memmove(&sim.objects[at + 1], &sim.objects[at], (sim.n_objects - at) * sizeof *sim.objects);
     sim.objects[at] = (sim_object){base, size, kind, NULL, current_device, 0, NULL};
     sim.n_objects++;
     return 0;
 }
-
 static void remove_object(sim_object *o)
 {
-    size_t at = (size_t)(o - sim.objects);
-    memmove(o, o + 1, (sim.n_objects - at - 1) * sizeof *o);
-    sim.n_objects--;
+    o->kind = 0;
+    sim.n_dead++;
+    if (sim.n_dead > 64 && sim.n_dead * 2 > sim.n_objects)
+        compact_objects();
 }
 
 static sim_rsv *find_rsv(uintptr_t p)
@@ -248,7 +280,8 @@ static hipError_t execute(const sim_op *op)
     }
     switch (op->type) {
     case OP_COPY:
-        memmove(op->dst, op->src, op->bytes);
+        if (!sim.null_copies)
+            memmove(op->dst, op->src, op->bytes);
         break;
     case OP_MEMSET:
         for (size_t i = 0; i < op->bytes; i += op->value_size)
@@ -257,8 +290,10 @@ static hipError_t execute(const sim_op *op)
     case OP_FREE: {
         sim_object *o = find_object(d);
         if (o && o->base == d && o->kind != OBJ_MAPPED) {
-            madvise((void *)o->base, o->size, MADV_DONTNEED);
-            mprotect((void *)o->base, o->size, PROT_NONE);
+            if (!sim.null_copies) {
+                madvise((void *)o->base, o->size, MADV_DONTNEED);
+                mprotect((void *)o->base, o->size, PROT_NONE);
+            }
             remove_object(o);
         }
         break;
@@ -440,7 +475,8 @@ static hipError_t device_alloc(void **ptr, size_t size, int kind)
         e = hipErrorOutOfMemory;
     } else {
         uintptr_t base = sim.aperture_next;
-        if (mprotect((void *)base, rounded, PROT_READ | PROT_WRITE) != 0 || add_object(base, size, kind) != 0) {
+        if ((!sim.null_copies && mprotect((void *)base, rounded, PROT_READ | PROT_WRITE) != 0) ||
+            add_object(base, size, kind) != 0) {
             e = hipErrorOutOfMemory;
         } else {
             sim.aperture_next += rounded;
@@ -878,12 +914,11 @@ SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
         return ret(hipErrorInvalidValue);
     pthread_mutex_lock(&sim.lock);
     drain_all();
-    for (size_t i = 0; i < sim.n_objects;) {
-        if (sim.objects[i].pool == (void *)pool) {
+    compact_objects();
+    for (size_t i = 0; i < sim.n_objects; i++) {
+        if (sim.objects[i].kind && sim.objects[i].pool == (void *)pool) {
             sim_op op = {.type = OP_FREE, .dst = (void *)sim.objects[i].base};
-            execute(&op);
-        } else {
-            i++;
+            execute(&op); /* leaves it dead in place: the scan goes on past it */
         }
     }
     pthread_mutex_unlock(&sim.lock);
@@ -966,6 +1001,7 @@ SIM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
         sim_rsv *r = *l;
         if (r->base != (uintptr_t)ptr)
             continue;
+        compact_objects();
         size_t i = upper_bound(r->base - 1); /* the first object at or after the base */
         if (i == sim.n_objects || sim.objects[i].base >= r->base + r->size) {
             *l = r->next;
@@ -1027,6 +1063,7 @@ SIM_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGen
         return ret(hipErrorInvalidValue);
     pthread_mutex_lock(&sim.lock);
     sim_rsv *r = find_rsv(p);
+    compact_objects();
     size_t i = upper_bound(p - 1);
     hipError_t e = hipErrorInvalidValue;
     if (r && (p | size) % VMM_GRANULARITY == 0 && size <= h->size && size <= r->size - (p - r->base) &&

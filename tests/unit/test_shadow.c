@@ -12,7 +12,7 @@ static hs_span add(uintptr_t base, size_t size)
 
 int main(void)
 {
-    CHECK_EQ(hs_shadow_init(1000), 0); /* quarantine: 1000 bytes of freed allocations */
+    CHECK_EQ(hs_shadow_init(1000, 0), 0); /* quarantine: 1000 bytes of freed allocations */
     hs_span a = add(0x10000, 400), b = add(0x20000, 400), c = add(0x30000, 400);
     CHECK_EQ(a.id, 1);
     CHECK_EQ(b.id, 2);

@@ -1,7 +1,23 @@
-/* The ordered index: lookups by containment, replacement of overlaps, growth, and readers
- * racing a writer never seeing a span that does not hold the address they asked for. */
+/* The ordered index and the shadow's page map (built twice: -DTEST_PAGE_MAP): lookups by
+ * containment, replacement of overlaps, growth, readers racing a writer never seeing a span that
+ * does not hold the address they asked for, and random operations against a plain sorted array. */
 #include "../../src/core/span_index.h"
 #include "unit.h"
+
+#ifdef TEST_PAGE_MAP /* the same API, other names */
+#include "../../src/core/page_map.h"
+#define hs_span_index hs_page_map
+#define hs_span_index_init hs_pm_init
+#define hs_span_find hs_pm_find
+#define hs_span_find_exact hs_pm_find_exact
+#define hs_span_neighbours hs_pm_neighbours
+#define hs_span_count hs_pm_count
+#define hs_span_lock hs_pm_lock
+#define hs_span_unlock hs_pm_unlock
+#define hs_span_insert_locked hs_pm_insert_locked
+#define hs_span_remove_locked hs_pm_remove_locked
+#define hs_span_foreach_locked hs_pm_foreach_locked
+#endif
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -88,7 +104,9 @@ static void test_readers_racing_writer(void)
     for (int i = 0; i < 3; i++)
         pthread_create(&t[i], NULL, reader, NULL);
     srand(42);
-    for (int round = 0; round < 20000; round++) {
+    /* at least 20000 rounds, and on until the readers have read while the writer ran (on a busy
+     * machine they may start late) */
+    for (int round = 0; round < 20000 || (atomic_load(&reads) < 1000 && round < 20000000); round++) {
         uintptr_t base = 0x60000000 + ((uintptr_t)(rand() % 4096) << 12);
         hs_span s = {.base = base, .size = 0x800, .id = (uint64_t)round + 1};
         hs_span_lock(&ix);
@@ -136,11 +154,13 @@ static void visit(const hs_span *s, void *arg)
     visited++;
 }
 
+static uintptr_t probe_lo = 0x10000000, probe_range = 0x400000;
+
 static void check_against_reference(void)
 {
     CHECK_EQ(hs_span_count(&ix), nref);
     for (int k = 0; k < 200; k++) {
-        uintptr_t a = 0x10000000 + ((uintptr_t)rand() % 0x400000);
+        uintptr_t a = probe_lo + (((uintptr_t)rand() << 16 ^ (uintptr_t)rand()) % probe_range);
         hs_span got, below, above;
         bool has_below, has_above;
         bool found = hs_span_find(&ix, a, &got);
@@ -171,19 +191,33 @@ static void check_against_reference(void)
     CHECK_EQ(visited, nref);
 }
 
-static void test_against_reference(void)
+/* Small spans packed into 4 MiB (many per 64 KiB chunk), or, with wide, spans of 16 bytes to
+ * 2.5 GiB spread over 8 GiB (spans over many chunks, whole GiBs covered). */
+static hs_span random_span(bool wide, uint64_t id)
+{
+    if (!wide)
+        return (hs_span){.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
+                         .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id};
+    static const int size_shift[] = {4, 8, 12, 16, 17, 20, 24, 28, 30, 31};
+    size_t size = ((size_t)(rand() % 5 + 1) << size_shift[rand() % 10]) / 2;
+    return (hs_span){.base = 0x100000000 + ((uintptr_t)(rand() % 0x20000) << 16) + (uintptr_t)(rand() % 4) * 4096,
+                     .size = size, .id = id};
+}
+
+static void run_against_reference(bool wide)
 {
     hs_span_index_init(&ix);
     nref = 0;
     atomic_store(&bad_reads, 0);
+    probe_lo = wide ? 0x100000000 : 0x10000000;
+    probe_range = wide ? 0x200000000 : 0x400000;
     srand(7);
     uint64_t id = 1;
     for (int round = 0; round < 40000; round++) {
         int op = rand() % 10;
         hs_span_lock(&ix);
         if (op < 6 && nref < REF_MAX - 8) {
-            hs_span s = {.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
-                         .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id++};
+            hs_span s = random_span(wide, id++);
             CHECK_EQ(hs_span_insert_locked(&ix, &s, NULL), 0);
             ref_insert(&s);
         } else if (op < 9 && nref) {
@@ -192,9 +226,12 @@ static void test_against_reference(void)
             CHECK(hs_span_remove_locked(&ix, ref[r].base, ref[r].id, &gone) && gone.id == ref[r].id);
             memmove(&ref[r], &ref[r + 1], (nref - r - 1) * sizeof *ref);
             nref--;
-        } else if (round % 97 == 0) {
+        }
+#ifndef TEST_PAGE_MAP
+        else if (round % 97 == 0) {
             CHECK_EQ(hs_span_replace_all_locked(&ix, ref, nref), 0);
         }
+#endif
         hs_span_unlock(&ix);
         if (round % 500 == 0)
             check_against_reference();
@@ -203,6 +240,52 @@ static void test_against_reference(void)
     CHECK_EQ(atomic_load(&bad_reads), 0);
 }
 
+static void test_against_reference(void)
+{
+    run_against_reference(false);
+    run_against_reference(true);
+}
+
+#ifdef TEST_PAGE_MAP
+/* What only the page map has: spans past 2^48, a cap, and its memory figure. */
+static void test_page_map_edges(void)
+{
+    hs_span_index_init(&ix);
+    hs_span high = {.base = (uintptr_t)1 << 52, .size = 4096, .id = 5};
+    hs_span low = {.base = 0x7000, .size = 16, .id = 6};
+    hs_span_lock(&ix);
+    CHECK_EQ(hs_span_insert_locked(&ix, &high, NULL), 0);
+    CHECK_EQ(hs_span_insert_locked(&ix, &low, NULL), 0);
+    hs_span_unlock(&ix);
+    hs_span s, b, a;
+    bool hb, ha;
+    CHECK(hs_span_find(&ix, high.base + 100, &s) && s.id == 5);
+    CHECK(!hs_span_find(&ix, high.base + 4096, &s));
+    hs_span_neighbours(&ix, 0x10000, &b, &hb, &a, &ha);
+    CHECK(hb && b.id == 6 && ha && a.id == 5);
+    hs_pm_set_cap(&ix, 2);
+    hs_span third = {.base = 0x9000, .size = 16, .id = 7};
+    hs_span_lock(&ix);
+    CHECK_EQ(hs_span_insert_locked(&ix, &third, NULL), -2);
+    CHECK(hs_span_remove_locked(&ix, high.base, 5, NULL));
+    CHECK_EQ(hs_span_insert_locked(&ix, &third, NULL), 0);
+    hs_span_unlock(&ix);
+    CHECK(!hs_span_find(&ix, high.base + 100, &s));
+    CHECK(hs_span_find(&ix, 0x9008, &s) && s.id == 7);
+    /* 100000 small spans: the map's own memory stays near a record and a bucket entry each */
+    hs_pm_set_cap(&ix, 0);
+    hs_span_lock(&ix);
+    for (int i = 0; i < 100000; i++) {
+        hs_span t = {.base = 0x200000000 + (uintptr_t)i * 4096, .size = 64 + (size_t)(i % 193), .id = (uint64_t)i + 100};
+        CHECK_EQ(hs_span_insert_locked(&ix, &t, NULL), 0);
+    }
+    hs_span_unlock(&ix);
+    size_t per_span = hs_pm_bytes(&ix) / hs_span_count(&ix);
+    printf("page map: %zu bytes per span at %zu spans\n", per_span, hs_span_count(&ix));
+    CHECK(per_span <= 128);
+}
+#endif
+
 int main(void)
 {
     CHECK_EQ(hs_span_index_init(&ix), 0);
@@ -210,5 +293,8 @@ int main(void)
     test_replace_and_remove();
     test_readers_racing_writer();
     test_against_reference();
+#ifdef TEST_PAGE_MAP
+    test_page_map_edges();
+#endif
     return UNIT_DONE();
 }

@@ -1,0 +1,678 @@
+/* The radix page map (see page_map.h).
+ *
+ * Words a reader may race with a writer are read and written with relaxed atomics (never plain
+ * memcpy), so the seqlock is data-race free in C11 terms and ThreadSanitizer sees no race. */
+#include "page_map.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum {
+    CHUNK_SHIFT = 16,             /* 64 KiB chunks */
+    LEAF_BITS = 14,               /* a leaf: 16384 chunks = 1 GiB */
+    TOP_BITS = 18,                /* 2^18 leaves: 48 bits of address */
+    LEAF_SHIFT = CHUNK_SHIFT + LEAF_BITS,
+    SLAB_SHIFT = 16,              /* records per slab: 65536 */
+    MAX_SLABS = 1 << 16,          /* 2^32 records at most */
+    ARENA_BYTES = 4 << 20,
+};
+#define ADDR_LIMIT ((uintptr_t)1 << (LEAF_SHIFT + TOP_BITS))
+#define SPAN_WORDS (sizeof(hs_span) / sizeof(uint64_t))
+_Static_assert(sizeof(hs_span) % sizeof(uint64_t) == 0, "hs_span is copied word by word");
+
+struct hs_pm_leaf {
+    _Atomic(uint32_t) used; /* non-empty slots (readers skip empty leaves) */
+    _Atomic(uint64_t) slot[1 << LEAF_BITS];
+};
+
+struct hs_pm_bucket {
+    _Atomic(uint32_t) cap;       /* fixed for the memory: buckets are reused within their class */
+    _Atomic(uint32_t) n;
+    hs_pm_bucket *free_next;
+    _Atomic(uint64_t) ent[];     /* 2 * cap words: base, record */
+};
+
+typedef struct { _Atomic(uint64_t) w[SPAN_WORDS]; } record;
+
+static inline uint64_t ld(const _Atomic(uint64_t) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+static inline void st(_Atomic(uint64_t) *p, uint64_t v) { atomic_store_explicit(p, v, memory_order_relaxed); }
+static inline uint32_t ld32(const _Atomic(uint32_t) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+static inline void st32(_Atomic(uint32_t) *p, uint32_t v) { atomic_store_explicit(p, v, memory_order_relaxed); }
+
+static void *map_bytes(hs_page_map *m, size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    (void)m;
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int hs_pm_init(hs_page_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->top = map_bytes(m, sizeof(uint64_t) << TOP_BITS); /* 2 MiB of address space, touched as used */
+    m->leaf_mem = map_bytes(m, sizeof(hs_pm_leaf *) << TOP_BITS);
+    m->rec_slabs = map_bytes(m, sizeof(void *) * MAX_SLABS);
+    if (!m->top || !m->leaf_mem || !m->rec_slabs)
+        return -1;
+    atomic_init(&m->n_recs, 1); /* record 0 means "none" */
+    pthread_mutex_init(&m->writer, NULL);
+    return 0;
+}
+
+void hs_pm_set_cap(hs_page_map *m, size_t max_spans) { m->max_spans = max_spans; }
+
+void hs_pm_after_fork(hs_page_map *m)
+{
+    pthread_mutex_init(&m->writer, NULL);
+    unsigned s = atomic_load(&m->seq); /* a writer interrupted by fork leaves it odd forever */
+    if (s & 1u)
+        atomic_store(&m->seq, s + 1);
+}
+
+/* ---- records ---- */
+
+static record *rec_at(const hs_page_map *m, uint32_t r)
+{
+    return (record *)m->rec_slabs[r >> SLAB_SHIFT] + (r & ((1u << SLAB_SHIFT) - 1));
+}
+
+static void rec_read(const hs_page_map *m, uint32_t r, hs_span *out)
+{
+    uint64_t w[SPAN_WORDS];
+    const record *rec = rec_at(m, r);
+    for (size_t i = 0; i < SPAN_WORDS; i++)
+        w[i] = ld(&rec->w[i]);
+    memcpy(out, w, sizeof *out);
+}
+
+static void rec_write(hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    uint64_t w[SPAN_WORDS];
+    memcpy(w, s, sizeof w);
+    record *rec = rec_at(m, r);
+    for (size_t i = 0; i < SPAN_WORDS; i++)
+        st(&rec->w[i], w[i]);
+}
+
+static uint32_t rec_take(hs_page_map *m)
+{
+    if (m->free_recs) {
+        uint32_t r = m->free_recs;
+        m->free_recs = (uint32_t)ld(&rec_at(m, r)->w[0]);
+        return r;
+    }
+    uint32_t r = atomic_load_explicit(&m->n_recs, memory_order_relaxed);
+    if (r == UINT32_MAX)
+        return 0;
+    if (!m->rec_slabs[r >> SLAB_SHIFT]) {
+        m->rec_slabs[r >> SLAB_SHIFT] = map_bytes(m, sizeof(record) << SLAB_SHIFT);
+        if (!m->rec_slabs[r >> SLAB_SHIFT])
+            return 0;
+    }
+    m->bytes += sizeof(record); /* slabs are touched as records are made */
+    atomic_store_explicit(&m->n_recs, r + 1, memory_order_release); /* the slab is published first */
+    return r;
+}
+
+static void rec_give(hs_page_map *m, uint32_t r)
+{
+    st(&rec_at(m, r)->w[0], m->free_recs);
+    m->free_recs = r;
+}
+
+/* A record index read by a reader, clamped: a stale one still names a mapped record. */
+static uint32_t clamp_rec(const hs_page_map *m, uint64_t r)
+{
+    return r < atomic_load_explicit(&m->n_recs, memory_order_acquire) ? (uint32_t)r : 0;
+}
+
+static uintptr_t span_end(const hs_span *s) { return s->base + (s->size ? s->size : 1); }
+static bool span_contains(const hs_span *s, uintptr_t a) { return a - s->base < s->size || (s->size == 0 && a == s->base); }
+
+/* ---- buckets ---- */
+
+static int class_of(uint32_t cap)
+{
+    int k = 0;
+    while ((1u << k) < cap)
+        k++;
+    return k;
+}
+
+static hs_pm_bucket *bucket_take(hs_page_map *m, uint32_t cap)
+{
+    int k = class_of(cap);
+    if (k >= HS_PM_BUCKET_CLASSES)
+        return NULL;
+    hs_pm_bucket *b = m->free_buckets[k];
+    if (b) {
+        m->free_buckets[k] = b->free_next;
+    } else {
+        size_t bytes = sizeof *b + sizeof(uint64_t) * 2 * ((size_t)1 << k);
+        if (m->arena_left < bytes) {
+            size_t want = bytes > ARENA_BYTES ? bytes : ARENA_BYTES;
+            m->arena = map_bytes(m, want);
+            if (!m->arena)
+                return NULL;
+            m->arena_left = want;
+        }
+        b = (hs_pm_bucket *)m->arena;
+        m->arena += bytes;
+        m->arena_left -= bytes;
+        m->bytes += bytes;
+        st32(&b->cap, 1u << k);
+    }
+    atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+    return b;
+}
+
+static void bucket_give(hs_page_map *m, hs_pm_bucket *b)
+{
+    int k = class_of(ld32(&b->cap));
+    b->free_next = m->free_buckets[k]; /* readers may still look into it: it stays mapped */
+    m->free_buckets[k] = b;
+}
+
+static uint32_t bucket_n(const hs_pm_bucket *b)
+{
+    uint32_t n = ld32(&b->n), cap = ld32(&b->cap);
+    return n < cap ? n : cap;
+}
+
+/* Index of the last entry with base <= addr, or -1. */
+static long bucket_last_at_or_below(const hs_pm_bucket *b, uint32_t n, uintptr_t addr)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ld(&b->ent[2 * mid]) <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+/* ---- slots ---- */
+
+static _Atomic(uint64_t) *leaf_slot(hs_pm_leaf *leaf, uintptr_t addr)
+{
+    return &leaf->slot[(addr >> CHUNK_SHIFT) & ((1u << LEAF_BITS) - 1)];
+}
+
+static void slot_set(hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint64_t v)
+{
+    uint64_t old = ld(slot);
+    st32(&leaf->used, ld32(&leaf->used) + (v != 0) - (old != 0));
+    st(slot, v);
+}
+
+/* Reader and writer: the record holding the highest base <= addr among those touching addr's
+ * chunk, or 0. */
+static uint32_t probe(const hs_page_map *m, uintptr_t addr)
+{
+    if (addr >= ADDR_LIMIT)
+        return 0;
+    uint64_t t = ld(&m->top[addr >> LEAF_SHIFT]);
+    if (!t)
+        return 0;
+    if (t & 1)
+        return clamp_rec(m, t >> 1);
+    uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
+    if (!e)
+        return 0;
+    if (e & 1)
+        return clamp_rec(m, e >> 1);
+    const hs_pm_bucket *b = (const hs_pm_bucket *)e;
+    long i = bucket_last_at_or_below(b, bucket_n(b), addr);
+    return i < 0 ? 0 : clamp_rec(m, ld(&b->ent[2 * i + 1]));
+}
+
+static uint32_t probe_overflow(const hs_page_map *m, uintptr_t addr)
+{
+    uint32_t n = atomic_load_explicit(&m->n_overflow, memory_order_relaxed), best = 0;
+    n = n < HS_PM_OVERFLOW ? n : HS_PM_OVERFLOW;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = clamp_rec(m, ld32(&m->overflow[i]));
+        hs_span s;
+        if (r) {
+            rec_read(m, r, &s);
+            if (span_contains(&s, addr))
+                best = r;
+        }
+    }
+    return best;
+}
+
+/* ---- readers ---- */
+
+static unsigned read_begin(hs_page_map *m)
+{
+    for (int spins = 0;; spins++) {
+        unsigned s = atomic_load_explicit(&m->seq, memory_order_acquire);
+        if (!(s & 1u))
+            return s;
+        if (spins > 64) /* a writer holds it for microseconds; if it was preempted, let it run */
+            sched_yield();
+    }
+}
+
+static bool read_retry(hs_page_map *m, unsigned before)
+{
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&m->seq, memory_order_relaxed) != before;
+}
+
+static bool lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+{
+    for (;;) {
+        unsigned before = read_begin(m);
+        uint32_t r = probe(m, addr);
+        hs_span s;
+        bool found = false;
+        if (r) {
+            rec_read(m, r, &s);
+            found = exact ? s.base == addr : span_contains(&s, addr);
+        }
+        if (!found && atomic_load_explicit(&m->n_overflow, memory_order_relaxed) &&
+            (r = probe_overflow(m, addr)) != 0) {
+            rec_read(m, r, &s);
+            found = !exact || s.base == addr;
+        }
+        if (read_retry(m, before))
+            continue;
+        if (found)
+            *out = s;
+        return found;
+    }
+}
+
+bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, false, out); }
+bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out); }
+size_t hs_pm_count(hs_page_map *m) { return atomic_load_explicit(&m->count, memory_order_relaxed); }
+size_t hs_pm_bytes(hs_page_map *m) { return m->bytes; }
+
+/* Reader and writer: walk chunks from addr's downwards (dir -1) or upwards (+1) and return the
+ * first record met whose base is <= addr (down) or > addr (up).  Cold: reports only. */
+static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir)
+{
+    if (addr >= ADDR_LIMIT)
+        return 0;
+    long chunk = (long)(addr >> CHUNK_SHIFT);
+    const long last_chunk = (long)(ADDR_LIMIT >> CHUNK_SHIFT) - 1;
+    while (chunk >= 0 && chunk <= last_chunk) {
+        uintptr_t chunk_base = (uintptr_t)chunk << CHUNK_SHIFT;
+        uint64_t t = ld(&m->top[chunk_base >> LEAF_SHIFT]);
+        const hs_pm_leaf *leaf = (t & 1) ? NULL : (const hs_pm_leaf *)t;
+        if (!t || (leaf && !ld32(&leaf->used))) { /* nothing in this GiB: skip it */
+            long leaf_first = (long)((chunk_base >> LEAF_SHIFT) << LEAF_BITS);
+            chunk = dir < 0 ? leaf_first - 1 : leaf_first + (1L << LEAF_BITS);
+            continue;
+        }
+        uint32_t found = 0;
+        uint64_t e = t & 1 ? t : ld(leaf_slot((hs_pm_leaf *)leaf, chunk_base));
+        long next = chunk + dir;
+        if (t & 1) { /* one span covers this GiB: met once */
+            long leaf_first = (long)((chunk_base >> LEAF_SHIFT) << LEAF_BITS);
+            next = dir < 0 ? leaf_first - 1 : leaf_first + (1L << LEAF_BITS);
+        }
+        if (e & 1) {
+            uint32_t r = clamp_rec(m, e >> 1);
+            hs_span s;
+            if (r) {
+                rec_read(m, r, &s);
+                if (dir < 0 ? s.base <= addr : s.base > addr)
+                    found = r;
+            }
+        } else if (e) {
+            const hs_pm_bucket *b = (const hs_pm_bucket *)e;
+            uint32_t n = bucket_n(b);
+            long i = bucket_last_at_or_below(b, n, addr); /* down: that one; up: the one after */
+            if (dir > 0)
+                i++;
+            if (i >= 0 && (uint32_t)i < n)
+                found = clamp_rec(m, ld(&b->ent[2 * i + 1]));
+        }
+        if (found)
+            return found;
+        chunk = next;
+    }
+    return 0;
+}
+
+void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                      bool *has_above)
+{
+    for (;;) {
+        unsigned before = read_begin(m);
+        uint32_t rb = scan(m, addr, -1), ra = scan(m, addr, +1);
+        hs_span b = {0}, a = {0};
+        if (rb)
+            rec_read(m, rb, &b);
+        if (ra)
+            rec_read(m, ra, &a);
+        uint32_t n = atomic_load_explicit(&m->n_overflow, memory_order_relaxed);
+        for (uint32_t i = 0; i < n && i < HS_PM_OVERFLOW; i++) {
+            uint32_t r = clamp_rec(m, ld32(&m->overflow[i]));
+            hs_span s;
+            if (!r)
+                continue;
+            rec_read(m, r, &s);
+            if (s.base <= addr && (!rb || s.base > b.base)) {
+                b = s;
+                rb = r;
+            } else if (s.base > addr && (!ra || s.base < a.base)) {
+                a = s;
+                ra = r;
+            }
+        }
+        if (read_retry(m, before))
+            continue;
+        *has_below = rb != 0;
+        *has_above = ra != 0;
+        if (rb)
+            *below = b;
+        if (ra)
+            *above = a;
+        return;
+    }
+}
+
+/* ---- writers ---- */
+
+void hs_pm_lock(hs_page_map *m) { pthread_mutex_lock(&m->writer); }
+void hs_pm_unlock(hs_page_map *m) { pthread_mutex_unlock(&m->writer); }
+
+static void begin_write(hs_page_map *m)
+{
+    atomic_fetch_add_explicit(&m->seq, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* the odd count is seen before any change */
+}
+
+static void end_write(hs_page_map *m) { atomic_fetch_add_explicit(&m->seq, 1, memory_order_release); }
+
+static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
+{
+    hs_pm_leaf *leaf = m->leaf_mem[top_index];
+    if (!leaf) {
+        leaf = map_bytes(m, sizeof *leaf);
+        if (!leaf)
+            return NULL;
+        m->bytes += sizeof *leaf;
+        m->leaf_mem[top_index] = leaf;
+    }
+    if (ld(&m->top[top_index]) != (uint64_t)(uintptr_t)leaf)
+        st(&m->top[top_index], (uint64_t)(uintptr_t)leaf);
+    return leaf;
+}
+
+static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t base, uint32_t r)
+{
+    hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
+    uint32_t n = b ? bucket_n(b) : 0;
+    if (!b || n == ld32(&b->cap)) {
+        hs_pm_bucket *grown = bucket_take(m, b ? ld32(&b->cap) * 2 : 2);
+        if (!grown)
+            return -1;
+        for (uint32_t i = 0; i < 2 * n; i++)
+            st(&grown->ent[i], ld(&b->ent[i]));
+        atomic_store_explicit(&grown->n, n, memory_order_relaxed);
+        slot_set(leaf, slot, (uint64_t)(uintptr_t)grown);
+        if (b)
+            bucket_give(m, b);
+        b = grown;
+    }
+    long at = bucket_last_at_or_below(b, n, base) + 1;
+    for (long i = (long)n; i > at; i--) {
+        st(&b->ent[2 * i], ld(&b->ent[2 * i - 2]));
+        st(&b->ent[2 * i + 1], ld(&b->ent[2 * i - 1]));
+    }
+    st(&b->ent[2 * at], base);
+    st(&b->ent[2 * at + 1], r);
+    atomic_store_explicit(&b->n, n + 1, memory_order_relaxed);
+    return 0;
+}
+
+static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint32_t r)
+{
+    hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
+    uint32_t n = bucket_n(b), at = 0;
+    while (at < n && ld(&b->ent[2 * at + 1]) != r)
+        at++;
+    if (at == n)
+        return;
+    for (uint32_t i = at; i + 1 < n; i++) {
+        st(&b->ent[2 * i], ld(&b->ent[2 * i + 2]));
+        st(&b->ent[2 * i + 1], ld(&b->ent[2 * i + 3]));
+    }
+    atomic_store_explicit(&b->n, n - 1, memory_order_relaxed);
+    if (n == 1) {
+        slot_set(leaf, slot, 0);
+        bucket_give(m, b);
+    }
+}
+
+/* Whether [base, end) covers all of [from, to). */
+static bool covers(uintptr_t base, uintptr_t end, uintptr_t from, uintptr_t to) { return base <= from && end >= to; }
+
+/* Remove record r from every chunk it touches (tolerates a partly placed record). */
+static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    uintptr_t end = span_end(s);
+    for (uintptr_t c = s->base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
+        uintptr_t chunk_base = c << CHUNK_SHIFT;
+        size_t ti = chunk_base >> LEAF_SHIFT;
+        uint64_t t = ld(&m->top[ti]);
+        if (t == ((uint64_t)r << 1 | 1)) { /* covered the whole GiB */
+            st(&m->top[ti], (uint64_t)(uintptr_t)m->leaf_mem[ti]);
+            c = (uintptr_t)(ti + 1) << LEAF_BITS;
+            continue;
+        }
+        if (t && !(t & 1)) {
+            hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
+            _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
+            uint64_t e = ld(slot);
+            if (e == ((uint64_t)r << 1 | 1))
+                slot_set(leaf, slot, 0);
+            else if (e && !(e & 1))
+                bucket_remove(m, leaf, slot, r);
+        }
+        c++;
+    }
+}
+
+/* Writer: put record r into every chunk [s->base, end) touches.  -1 when out of memory. */
+static int place(hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    uintptr_t base = s->base, end = span_end(s);
+    for (uintptr_t c = base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
+        uintptr_t chunk_base = c << CHUNK_SHIFT;
+        size_t ti = chunk_base >> LEAF_SHIFT;
+        uintptr_t gib = (uintptr_t)ti << LEAF_SHIFT;
+        hs_pm_leaf *known = m->leaf_mem[ti];
+        if (covers(base, end, gib, gib + ((uintptr_t)1 << LEAF_SHIFT)) && (!known || !ld32(&known->used))) {
+            st(&m->top[ti], (uint64_t)r << 1 | 1); /* the whole GiB is this span's */
+            c = (uintptr_t)(ti + 1) << LEAF_BITS;
+            continue;
+        }
+        hs_pm_leaf *leaf = leaf_for_write(m, ti);
+        if (!leaf)
+            return -1;
+        _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
+        if (covers(base, end, chunk_base, chunk_base + ((uintptr_t)1 << CHUNK_SHIFT)) && !ld(slot))
+            slot_set(leaf, slot, (uint64_t)r << 1 | 1);
+        else if (bucket_insert(m, leaf, slot, base, r) != 0)
+            return -1;
+        c++;
+    }
+    return 0;
+}
+
+/* Writer: a record whose span overlaps [base, end), or 0. */
+static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
+{
+    for (uintptr_t c = base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
+        uintptr_t chunk_base = c << CHUNK_SHIFT;
+        size_t ti = chunk_base >> LEAF_SHIFT;
+        uint64_t t = ld(&m->top[ti]);
+        if (t & 1)
+            return (uint32_t)(t >> 1);
+        if (!t || !ld32(&((hs_pm_leaf *)(uintptr_t)t)->used)) {
+            c = (uintptr_t)(ti + 1) << LEAF_BITS;
+            continue;
+        }
+        uint64_t e = ld(leaf_slot((hs_pm_leaf *)(uintptr_t)t, chunk_base));
+        if (e & 1)
+            return (uint32_t)(e >> 1);
+        if (e) { /* the last span starting below end is the only one that can reach past base */
+            const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
+            long i = bucket_last_at_or_below(b, bucket_n(b), end - 1);
+            if (i >= 0) {
+                uint32_t r = (uint32_t)ld(&b->ent[2 * i + 1]);
+                hs_span s;
+                rec_read(m, r, &s);
+                if (span_end(&s) > base)
+                    return r;
+            }
+        }
+        c++;
+    }
+    for (uint32_t i = 0; i < atomic_load(&m->n_overflow); i++) {
+        hs_span s;
+        rec_read(m, ld32(&m->overflow[i]), &s);
+        if (s.base < end && span_end(&s) > base)
+            return ld32(&m->overflow[i]);
+    }
+    return 0;
+}
+
+static bool is_overflow(const hs_span *s) { return span_end(s) > ADDR_LIMIT; }
+
+static void remove_record(hs_page_map *m, uint32_t r)
+{
+    hs_span s;
+    rec_read(m, r, &s);
+    if (is_overflow(&s)) {
+        uint32_t n = atomic_load(&m->n_overflow), w = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (ld32(&m->overflow[i]) != r)
+                st32(&m->overflow[w++], ld32(&m->overflow[i]));
+        atomic_store(&m->n_overflow, w);
+    } else {
+        unplace(m, r, &s);
+    }
+    rec_give(m, r);
+    atomic_fetch_sub_explicit(&m->count, 1, memory_order_relaxed);
+}
+
+int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes)
+{
+    uintptr_t end = span_end(s);
+    if (end < s->base)
+        return -1; /* wraps around the address space */
+    begin_write(m);
+    for (uint32_t r; (r = first_overlap(m, s->base, end)) != 0;) {
+        hs_span old;
+        rec_read(m, r, &old);
+        if (replaced_bytes)
+            *replaced_bytes += old.size;
+        remove_record(m, r);
+    }
+    int rc = 0;
+    uint32_t r = 0;
+    if (m->max_spans && hs_pm_count(m) >= m->max_spans)
+        rc = -2;
+    else if (is_overflow(s) && atomic_load(&m->n_overflow) == HS_PM_OVERFLOW)
+        rc = -1;
+    else if ((r = rec_take(m)) == 0)
+        rc = -1;
+    if (rc == 0) {
+        rec_write(m, r, s);
+        if (is_overflow(s)) {
+            uint32_t n = atomic_load(&m->n_overflow);
+            st32(&m->overflow[n], r);
+            atomic_store(&m->n_overflow, n + 1);
+        } else if (place(m, r, s) != 0) {
+            unplace(m, r, s);
+            rec_give(m, r);
+            rc = -1;
+        }
+        if (rc == 0)
+            atomic_fetch_add_explicit(&m->count, 1, memory_order_relaxed);
+    }
+    end_write(m);
+    return rc;
+}
+
+bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed)
+{
+    uint32_t r = probe(m, base);
+    hs_span s;
+    if (r)
+        rec_read(m, r, &s);
+    if (!r || s.base != base) {
+        r = atomic_load(&m->n_overflow) ? probe_overflow(m, base) : 0;
+        if (r)
+            rec_read(m, r, &s);
+    }
+    if (!r || s.base != base || (id && s.id != id))
+        return false;
+    begin_write(m);
+    remove_record(m, r);
+    end_write(m);
+    if (removed)
+        *removed = s;
+    return true;
+}
+
+void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), void *arg)
+{
+    hs_span s;
+    for (size_t ti = 0; ti < ((size_t)1 << TOP_BITS); ti++) {
+        uint64_t t = ld(&m->top[ti]);
+        if (t & 1) { /* visited where it starts */
+            rec_read(m, (uint32_t)(t >> 1), &s);
+            if (s.base >> LEAF_SHIFT == ti)
+                fn(&s, arg);
+            continue;
+        }
+        hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
+        if (!leaf || !ld32(&leaf->used))
+            continue;
+        for (size_t ci = 0; ci < ((size_t)1 << LEAF_BITS); ci++) {
+            uint64_t e = ld(&leaf->slot[ci]);
+            uintptr_t chunk = (ti << LEAF_BITS) | ci;
+            if (e & 1) {
+                rec_read(m, (uint32_t)(e >> 1), &s);
+                if (s.base >> CHUNK_SHIFT == chunk)
+                    fn(&s, arg);
+            } else if (e) {
+                const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
+                for (uint32_t i = 0; i < bucket_n(b); i++) {
+                    if (ld(&b->ent[2 * i]) >> CHUNK_SHIFT != chunk)
+                        continue; /* began in an earlier chunk: visited there */
+                    rec_read(m, (uint32_t)ld(&b->ent[2 * i + 1]), &s);
+                    fn(&s, arg);
+                }
+            }
+        }
+    }
+    /* spans reaching past 2^48, in base order */
+    uint32_t n = atomic_load(&m->n_overflow);
+    for (uintptr_t last = 0, first = 1;; first = 0) {
+        uint32_t best = 0;
+        hs_span bs = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            rec_read(m, ld32(&m->overflow[i]), &s);
+            if ((first || s.base > last) && (!best || s.base < bs.base)) {
+                best = ld32(&m->overflow[i]);
+                bs = s;
+            }
+        }
+        if (!best)
+            break;
+        fn(&bs, arg);
+        last = bs.base;
+    }
+}

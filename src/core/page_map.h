@@ -1,0 +1,72 @@
+/* The shadow map's index of allocations: a radix map over 64 KiB address chunks, for O(1)
+ * lookups at any number of allocations (tcmalloc's page map, ASan's shadow).
+ *
+ *   top[addr >> 30]          a leaf (1 GiB of address space), or a record covering all of it
+ *   leaf[(addr >> 16) & ..]  empty, a record covering the whole chunk, or a bucket: the spans
+ *                            that touch the chunk, sorted by base (small allocations share one)
+ *   records                  one hs_span per span, in slabs; a span is stored once
+ *
+ * A lookup is two array loads, a binary search in one small bucket and one record copy.  Inserts
+ * and removes touch the chunks the span covers: O(1) for allocations under 64 KiB.  Readers
+ * never lock: they read under the map's sequence counter (a seqlock) and retry if a writer was
+ * active; nothing a reader can reach is ever unmapped (buckets and records are reused), and every
+ * index a reader follows is clamped, so a stale read touches mapped memory and is thrown away.
+ * Spans above the 48-bit address space (none on today's GPUs and hosts) go to a short list.
+ *
+ * The API mirrors span_index.h (the ordered index the host-mapping snapshot and streams keep). */
+#ifndef HS_PAGE_MAP_H
+#define HS_PAGE_MAP_H
+
+#include "span_index.h" /* hs_span */
+
+typedef struct hs_pm_leaf hs_pm_leaf;
+typedef struct hs_pm_bucket hs_pm_bucket;
+
+enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64 };
+
+typedef struct hs_page_map {
+    atomic_uint seq;                 /* odd while a writer is changing the map */
+    _Atomic(uint64_t) *top;          /* 2^18 entries: 0, a leaf pointer, or (record << 1 | 1) */
+    hs_pm_leaf **leaf_mem;           /* writer: the leaf made for each top entry, kept when covered */
+    void **rec_slabs;                /* record r lives in slab r >> 16 */
+    atomic_uint n_recs;              /* records made so far (readers clamp to it) */
+    uint32_t free_recs;              /* writer: freed records, linked through their first word */
+    atomic_size_t count;             /* spans in the map */
+    size_t max_spans;                /* hs_pm_set_cap: inserts past it fail with -2 */
+    pthread_mutex_t writer;
+    hs_pm_bucket *free_buckets[HS_PM_BUCKET_CLASSES];
+    char *arena;                     /* writer: where new buckets are cut from */
+    size_t arena_left;
+    size_t bytes;                    /* memory the map uses: leaves, buckets and records made */
+    _Atomic(uint32_t) overflow[HS_PM_OVERFLOW]; /* records of spans reaching past 2^48, by base */
+    atomic_uint n_overflow;
+} hs_page_map;
+
+/* 0 on success, -1 when the top level could not be mapped. */
+int hs_pm_init(hs_page_map *m);
+/* At most max_spans spans (0: no limit); an insert past it fails with -2. */
+void hs_pm_set_cap(hs_page_map *m, size_t max_spans);
+
+/* Lock-free readers, as in span_index.h. */
+bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out);
+bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out);
+void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                      bool *has_above);
+size_t hs_pm_count(hs_page_map *m);
+/* Bytes of memory the map has mapped (stacks and names excluded). */
+size_t hs_pm_bytes(hs_page_map *m);
+
+/* Writers: with m->writer held (hs_pm_lock / hs_pm_unlock). */
+void hs_pm_lock(hs_page_map *m);
+void hs_pm_unlock(hs_page_map *m);
+/* Insert, replacing the spans it overlaps (their sizes added to *replaced_bytes when not NULL).
+ * -1 when out of memory, -2 at the cap; the map is unchanged then but for the replaced spans. */
+int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes);
+/* Remove the span whose base is addr (and, if id != 0, whose id matches). */
+bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed);
+/* Visit every span in address order. */
+void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), void *arg);
+
+void hs_pm_after_fork(hs_page_map *m);
+
+#endif
