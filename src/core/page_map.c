@@ -180,18 +180,19 @@ static uint32_t bucket_n(const hs_pm_bucket *b)
     return n < cap ? n : cap;
 }
 
-/* Index of the last entry with base <= addr, or -1. */
+/* Index of the last entry with base <= addr, or -1.  Branch-free (the compiler makes the step a
+ * conditional move): a bucket of 16 small allocations costs 4 steps and no mispredicted branch. */
 static long bucket_last_at_or_below(const hs_pm_bucket *b, uint32_t n, uintptr_t addr)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ld(&b->ent[2 * mid]) <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (n == 0 || ld(&b->ent[0]) > addr)
+        return -1;
+    uint32_t at = 0; /* ent[at] <= addr holds throughout */
+    for (uint32_t len = n; len > 1;) {
+        uint32_t half = len / 2;
+        at = ld(&b->ent[2 * (at + half)]) <= addr ? at + half : at;
+        len -= half;
     }
-    return (long)lo - 1;
+    return (long)at;
 }
 
 /* ---- slots ---- */
