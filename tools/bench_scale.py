@@ -12,7 +12,8 @@ build = sys.argv[1] if len(sys.argv) > 1 else "build"
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 bench = os.path.join(build, "tests/bench/bench_scale")
 launcher = os.path.join(build, "tools/hipshadow")
-env = dict(os.environ, SIMHIP_NULL="1", LD_LIBRARY_PATH=os.path.join(build, "tests/simhip"))
+env = dict(os.environ, SIMHIP_NULL="1",
+           LD_LIBRARY_PATH=":".join(filter(None, [os.path.join(build, "tests/simhip"), os.environ.get("LD_LIBRARY_PATH")])))
 env.pop("HIPSHADOW_OPTIONS", None)
 CALLS = int(os.environ.get("CALLS", "200000"))
 

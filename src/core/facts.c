@@ -73,15 +73,31 @@ static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
     }
 }
 
+/* Each thread's last private host mapping (its stack, a heap arena) where the runtime said a
+ * pointer was not its memory: pageable buffers are unknown to the shadow on every copy, and the
+ * runtime's lookup (a lock and a tree in CLR) would be paid each time.  Valid while the host
+ * mappings stay as they were (hostmem's snapshot serial).  What it cannot see: memory inside such
+ * a mapping that the runtime is told about through an unwrapped path (the wrapped ones put it in
+ * the shadow map, which is asked first). */
+static HS_TLS struct { uintptr_t lo, hi; uint64_t serial; } not_runtime;
+
 /* Cold-ish: only for pointers the shadow map does not know. */
 static void ask_runtime(hs_side *s)
 {
     if (!s->ptr || s->where != HS_WHERE_NONE || s->unmapped || !hs_opts()->query_runtime ||
         !hs_frontend_active.query_pointer)
         return;
-    hs_span span = {0};
-    if (!hs_frontend_active.query_pointer(s->ptr, &span))
+    if (s->ptr >= not_runtime.lo && s->ptr < not_runtime.hi && not_runtime.serial &&
+        not_runtime.serial == hs_host_snapshot_serial())
         return;
+    hs_span span = {0};
+    if (!hs_frontend_active.query_pointer(s->ptr, &span)) {
+        uintptr_t lo, hi;
+        uint64_t serial;
+        if (hs_host_private_mapping(s->ptr, &lo, &hi, &serial))
+            not_runtime = (__typeof__(not_runtime)){lo, hi, serial};
+        return;
+    }
     /* The runtime answers one map of a mapped range at a time: a partial answer must not turn
      * into an overrun, so follow the maps that come next. */
     hs_span next;

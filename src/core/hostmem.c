@@ -147,6 +147,26 @@ static bool walk_snapshot(uintptr_t p, size_t len, unsigned need, hs_host_fact *
     return true;
 }
 
+uint64_t hs_host_snapshot_serial(void)
+{
+    unsigned changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
+    unsigned serial = atomic_load_explicit(&snapshots, memory_order_acquire);
+    if (atomic_load_explicit(&snapshot_at, memory_order_acquire) != changes)
+        return 0; /* stale: nothing may be cached against it */
+    return (uint64_t)changes << 32 | serial;
+}
+
+bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t *serial)
+{
+    *serial = hs_host_snapshot_serial();
+    hs_span m;
+    if (!*serial || !hs_span_find(&maps, p, &m) || (m.kind & PERM_SHARED))
+        return false;
+    *lo = m.base;
+    *hi = m.base + m.size;
+    return hs_host_snapshot_serial() == *serial;
+}
+
 hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact)
 {
     memset(fact, 0, sizeof *fact);

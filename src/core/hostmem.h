@@ -28,6 +28,12 @@ typedef struct hs_host_fact {
 int hs_hostmem_init(void);
 hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact);
 void hs_hostmem_after_fork(void);
+/* Which snapshot of the mappings is in force: 0 while it is stale.  A cache of facts about host
+ * memory stays valid while this stays the same (and not 0). */
+uint64_t hs_host_snapshot_serial(void);
+/* The private (not MAP_SHARED) mapping holding p in a fresh snapshot: its bounds and the serial
+ * they belong to.  False when p is in none, in a shared one, or the snapshot is stale. */
+bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t *serial);
 /* The process's mappings changed (munmap, mprotect, mremap): the snapshot may be stale. */
 void hs_hostmem_maps_changed(void);
 

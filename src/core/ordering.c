@@ -44,6 +44,27 @@ static void vc_join(hs_vclock *dst, const hs_vclock *src)
 
 /* ---- pending operations (stream lock held) ---- */
 
+/* Stream lock held: the host ranges of the pending ops now lie in [lo, hi) (empty: lo >= hi). */
+static void host_bounds_grow(hs_stream *s, uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t old_lo = atomic_load_explicit(&s->pending_host_lo, memory_order_relaxed);
+    uintptr_t old_hi = atomic_load_explicit(&s->pending_host_hi, memory_order_relaxed);
+    if (old_lo >= old_hi) { /* was empty */
+        old_lo = lo;
+        old_hi = hi;
+    }
+    atomic_store_explicit(&s->pending_host_lo, lo < old_lo ? lo : old_lo, memory_order_relaxed);
+    atomic_store_explicit(&s->pending_host_hi, hi > old_hi ? hi : old_hi, memory_order_relaxed);
+}
+
+static void host_bounds_clear_if_none(hs_stream *s)
+{
+    if (atomic_load_explicit(&s->pending_host, memory_order_relaxed) == 0) {
+        atomic_store_explicit(&s->pending_host_lo, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->pending_host_hi, 0, memory_order_relaxed);
+    }
+}
+
 static void retire_locked(hs_stream *s)
 {
     uint64_t done = atomic_load(&s->done);
@@ -53,6 +74,7 @@ static void retire_locked(hs_stream *s)
         s->pending_head = (s->pending_head + 1) % s->pending_cap;
         s->pending_n--;
     }
+    host_bounds_clear_if_none(s);
 }
 
 static void append_locked(hs_stream *s, const hs_pending_op *op)
@@ -66,8 +88,11 @@ static void append_locked(hs_stream *s, const hs_pending_op *op)
     }
     s->pending[(s->pending_head + s->pending_n) % s->pending_cap] = *op;
     s->pending_n++;
-    if (op->host_hi > op->host_lo)
+    host_bounds_clear_if_none(s);
+    if (op->host_hi > op->host_lo) {
+        host_bounds_grow(s, op->host_lo, op->host_hi); /* before the count: a reader that sees it sees them */
         atomic_fetch_add(&s->pending_host, 1);
+    }
 }
 
 /* The legacy null stream waits for every blocking stream, and blocking streams wait for it. */
@@ -94,6 +119,17 @@ static bool ordered_before(const hs_pending_op *a, uint32_t a_stream, const hs_v
 
 typedef bool (*op_matches)(const hs_pending_op *a, const void *arg);
 
+/* Whether every pending host range of t lies outside op's (lock-free; a stale view only makes
+ * the scan walk a stream it could have skipped, or skip one whose overlapping op was enqueued
+ * concurrently, which the program did not order either). */
+static bool bounds_miss(hs_stream *t, const void *arg)
+{
+    const hs_pending_op *op = arg;
+    uintptr_t lo = atomic_load_explicit(&t->pending_host_lo, memory_order_relaxed);
+    uintptr_t hi = atomic_load_explicit(&t->pending_host_hi, memory_order_relaxed);
+    return lo < hi && (op->host_hi <= lo || hi <= op->host_lo);
+}
+
 /* Scans every other stream with pending work, one stream lock at a time. */
 static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, op_matches match, const void *arg,
                         hs_conflict *out)
@@ -104,6 +140,8 @@ static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, o
         if (!t || i == self || (host_only && !atomic_load_explicit(&t->pending_host, memory_order_relaxed)) ||
             (!host_only && !t->pending_n))
             continue;
+        if (host_only && bounds_miss(t, arg))
+            continue; /* its pending host ranges all lie elsewhere: no lock, no walk */
         pthread_mutex_lock(&t->lock);
         retire_locked(t);
         for (uint32_t k = 0; k < t->pending_n; k++) {

@@ -50,6 +50,9 @@ typedef struct hs_stream {
     hs_pending_op *pending;       /* ring, oldest first */
     uint32_t pending_cap, pending_head, pending_n;
     atomic_uint pending_host;     /* pending ops with a host range: 0 lets others skip this stream */
+    /* a range holding every pending op's host range (reset when none is left): others skip this
+     * stream, lock-free, when their host range is outside it */
+    _Atomic(uintptr_t) pending_host_lo, pending_host_hi;
     bool overflowed;              /* stopped tracking: pending_cap reached without a sync */
     _Atomic(struct hs_ledger *) ledger; /* its recent launches (ledger.c), made at the first */
 } hs_stream;
