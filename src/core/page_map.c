@@ -294,60 +294,61 @@ bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return loo
 size_t hs_pm_count(hs_page_map *m) { return atomic_load_explicit(&m->count, memory_order_relaxed); }
 size_t hs_pm_bytes(hs_page_map *m) { return m->bytes; }
 
+/* Whether record r's span is one the caller wants (kind has none of the skip bits), and it. */
+static bool wanted(const hs_page_map *m, uint32_t r, uint32_t skip, hs_span *s)
+{
+    if (!r)
+        return false;
+    rec_read(m, r, s);
+    return !(s->kind & skip);
+}
+
 /* Reader and writer: walk chunks from addr's downwards (dir -1) or upwards (+1) and return the
- * first record met whose base is <= addr (down) or > addr (up).  Cold: reports only. */
-static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir)
+ * first record met whose base is <= addr (down) or > addr (up), passing over spans whose kind has
+ * a skip bit.  Cold: reports only. */
+static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir, uint32_t skip)
 {
     if (addr >= ADDR_LIMIT)
         return 0;
     long chunk = (long)(addr >> CHUNK_SHIFT);
     const long last_chunk = (long)(ADDR_LIMIT >> CHUNK_SHIFT) - 1;
+    hs_span s;
     while (chunk >= 0 && chunk <= last_chunk) {
         uintptr_t chunk_base = (uintptr_t)chunk << CHUNK_SHIFT;
         uint64_t t = ld(&m->top[chunk_base >> LEAF_SHIFT]);
         const hs_pm_leaf *leaf = (t & 1) ? NULL : (const hs_pm_leaf *)t;
+        long leaf_first = (long)((chunk_base >> LEAF_SHIFT) << LEAF_BITS);
+        long past_leaf = dir < 0 ? leaf_first - 1 : leaf_first + (1L << LEAF_BITS);
         if (!t || (leaf && !ld32(&leaf->used))) { /* nothing in this GiB: skip it */
-            long leaf_first = (long)((chunk_base >> LEAF_SHIFT) << LEAF_BITS);
-            chunk = dir < 0 ? leaf_first - 1 : leaf_first + (1L << LEAF_BITS);
+            chunk = past_leaf;
             continue;
         }
-        uint32_t found = 0;
         uint64_t e = t & 1 ? t : ld(leaf_slot((hs_pm_leaf *)leaf, chunk_base));
-        long next = chunk + dir;
-        if (t & 1) { /* one span covers this GiB: met once */
-            long leaf_first = (long)((chunk_base >> LEAF_SHIFT) << LEAF_BITS);
-            next = dir < 0 ? leaf_first - 1 : leaf_first + (1L << LEAF_BITS);
-        }
         if (e & 1) {
             uint32_t r = clamp_rec(m, e >> 1);
-            hs_span s;
-            if (r) {
-                rec_read(m, r, &s);
-                if (dir < 0 ? s.base <= addr : s.base > addr)
-                    found = r;
-            }
+            if (wanted(m, r, skip, &s) && (dir < 0 ? s.base <= addr : s.base > addr))
+                return r;
         } else if (e) {
             const hs_pm_bucket *b = (const hs_pm_bucket *)e;
             uint32_t n = bucket_n(b);
-            long i = bucket_last_at_or_below(b, n, addr); /* down: that one; up: the one after */
-            if (dir > 0)
-                i++;
-            if (i >= 0 && (uint32_t)i < n)
-                found = clamp_rec(m, ld(&b->ent[2 * i + 1]));
+            long i = bucket_last_at_or_below(b, n, addr); /* down: from it; up: from the one after */
+            for (i += dir > 0; i >= 0 && (uint32_t)i < n; i += dir) {
+                uint32_t r = clamp_rec(m, ld(&b->ent[2 * i + 1]));
+                if (wanted(m, r, skip, &s))
+                    return r;
+            }
         }
-        if (found)
-            return found;
-        chunk = next;
+        chunk = t & 1 ? past_leaf : chunk + dir; /* one span covers a whole GiB: met once */
     }
     return 0;
 }
 
-void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *below, bool *has_below, hs_span *above,
                       bool *has_above)
 {
     for (;;) {
         unsigned before = read_begin(m);
-        uint32_t rb = scan(m, addr, -1), ra = scan(m, addr, +1);
+        uint32_t rb = scan(m, addr, -1, skip), ra = scan(m, addr, +1, skip);
         hs_span b = {0}, a = {0};
         if (rb)
             rec_read(m, rb, &b);
@@ -360,6 +361,8 @@ void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, hs_span *below, bool *has_
             if (!r)
                 continue;
             rec_read(m, r, &s);
+            if (s.kind & skip)
+                continue;
             if (s.base <= addr && (!rb || s.base > b.base)) {
                 b = s;
                 rb = r;
@@ -567,7 +570,7 @@ static void remove_record(hs_page_map *m, uint32_t r)
     atomic_fetch_sub_explicit(&m->count, 1, memory_order_relaxed);
 }
 
-int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes)
+int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, void (*replaced)(const hs_span *old, void *arg), void *arg)
 {
     uintptr_t end = span_end(s);
     if (end < s->base)
@@ -576,9 +579,9 @@ int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, uint64_t *replaced_byt
     for (uint32_t r; (r = first_overlap(m, s->base, end)) != 0;) {
         hs_span old;
         rec_read(m, r, &old);
-        if (replaced_bytes)
-            *replaced_bytes += old.size;
         remove_record(m, r);
+        if (replaced)
+            replaced(&old, arg);
     }
     int rc = 0;
     uint32_t r = 0;
@@ -624,6 +627,25 @@ bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *r
     end_write(m);
     if (removed)
         *removed = s;
+    return true;
+}
+
+bool hs_pm_update_locked(hs_page_map *m, const hs_span *s)
+{
+    uint32_t r = probe(m, s->base);
+    hs_span old;
+    if (r)
+        rec_read(m, r, &old);
+    if (!r || old.base != s->base) {
+        r = atomic_load(&m->n_overflow) ? probe_overflow(m, s->base) : 0;
+        if (r)
+            rec_read(m, r, &old);
+    }
+    if (!r || old.base != s->base || old.size != s->size || old.id != s->id)
+        return false;
+    begin_write(m);
+    rec_write(m, r, s);
+    end_write(m);
     return true;
 }
 

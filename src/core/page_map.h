@@ -50,7 +50,8 @@ void hs_pm_set_cap(hs_page_map *m, size_t max_spans);
 /* Lock-free readers, as in span_index.h. */
 bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out);
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out);
-void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+/* The nearest spans below and above, passing over those whose kind has any of the skip bits. */
+void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *below, bool *has_below, hs_span *above,
                       bool *has_above);
 size_t hs_pm_count(hs_page_map *m);
 /* Bytes of memory the map has mapped (stacks and names excluded). */
@@ -59,9 +60,11 @@ size_t hs_pm_bytes(hs_page_map *m);
 /* Writers: with m->writer held (hs_pm_lock / hs_pm_unlock). */
 void hs_pm_lock(hs_page_map *m);
 void hs_pm_unlock(hs_page_map *m);
-/* Insert, replacing the spans it overlaps (their sizes added to *replaced_bytes when not NULL).
+/* Insert, replacing the spans it overlaps (each passed to replaced(old, arg) when not NULL).
  * -1 when out of memory, -2 at the cap; the map is unchanged then but for the replaced spans. */
-int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes);
+int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, void (*replaced)(const hs_span *old, void *arg), void *arg);
+/* Rewrite the span with s's base, size and id in place (what it says, not where it lies). */
+bool hs_pm_update_locked(hs_page_map *m, const hs_span *s);
 /* Remove the span whose base is addr (and, if id != 0, whose id matches). */
 bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed);
 /* Visit every span in address order. */

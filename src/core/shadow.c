@@ -1,24 +1,34 @@
 #include "shadow.h"
 #include "page_map.h"
+#include "util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Live and freed allocations share one map: a free marks the allocation's record freed in place
+ * (FREED in its kind), so a free touches the cache lines the lookup just brought in, and one
+ * lookup says live, freed or neither.  A new allocation over freed memory takes its place; a
+ * freed span that reaches past the new one moves to a second map (superseded), so the old
+ * pointer's use beyond the new allocation is still a use after free.  A newer free over freed
+ * memory replaces what it overlaps. */
+#define FREED 0x80000000u
 
 /* Quarantine order: oldest first, so eviction is FIFO like ASan's. */
 typedef struct quarantined {
     uintptr_t base;
     uint64_t id;
-    size_t size;
 } quarantined;
 
 enum { QUARANTINE_MAX_RECORDS = 16384 };
 
 static struct {
-    hs_page_map live;   /* found by any address inside, or by base, in O(1) */
-    hs_page_map freed;
-    pthread_mutex_t lock; /* orders every change of live + freed + the FIFO */
+    hs_page_map map;      /* found by any address inside, or by base, in O(1) */
+    hs_page_map superseded; /* freed spans a newer allocation covers in part (rare) */
+    pthread_mutex_t lock; /* orders every change of the map and the FIFO */
     quarantined fifo[QUARANTINE_MAX_RECORDS];
     size_t fifo_head, fifo_len;
     uint64_t quarantine_bytes_max, quarantine_bytes;
+    size_t quarantined; /* freed spans in the map */
     uint64_t live_bytes;
     uint64_t next_id;
     size_t max_live;
@@ -29,21 +39,21 @@ int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live)
 {
     sh.quarantine_bytes_max = quarantine_bytes;
     sh.max_live = max_live;
-    if (hs_pm_init(&sh.live) || hs_pm_init(&sh.freed))
+    if (hs_pm_init(&sh.map) || hs_pm_init(&sh.superseded))
         return -1;
-    hs_pm_set_cap(&sh.live, max_live);
+    hs_pm_set_cap(&sh.map, max_live ? max_live + QUARANTINE_MAX_RECORDS : 0);
     return 0;
 }
 
 void hs_shadow_after_fork(void)
 {
     pthread_mutex_init(&sh.lock, NULL);
-    hs_pm_after_fork(&sh.live);
-    hs_pm_after_fork(&sh.freed);
+    hs_pm_after_fork(&sh.map);
+    hs_pm_after_fork(&sh.superseded);
 }
 
-size_t hs_shadow_bytes(void) { return hs_pm_bytes(&sh.live) + hs_pm_bytes(&sh.freed); }
-size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.live); }
+size_t hs_shadow_bytes(void) { return hs_pm_bytes(&sh.map) + hs_pm_bytes(&sh.superseded); }
+size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.map) + hs_pm_count(&sh.superseded) - sh.quarantined; }
 
 const char *hs_mem_kind_name(uint32_t kind)
 {
@@ -68,51 +78,85 @@ bool hs_mem_kind_is_host(uint32_t kind)
     return kind == HS_MEM_PINNED_HOST || kind == HS_MEM_REGISTERED_HOST || kind == HS_MEM_MANAGED;
 }
 
+/* Under sh.lock: a span the map dropped (replaced by a newer one over it, or evicted). */
+static void forget(const hs_span *old, void *arg)
+{
+    (void)arg;
+    if (old->kind & FREED) {
+        sh.quarantine_bytes -= old->size;
+        sh.quarantined--;
+    } else { /* the runtime reused a base we never saw freed (an unwrapped free path) */
+        sh.live_bytes -= old->size;
+    }
+}
+
+/* Under sh.lock: a span a new allocation (*arg) replaces.  A freed one reaching past it moves
+ * to the superseded map. */
+static void replaced_by_allocation(const hs_span *old, void *arg)
+{
+    const hs_span *now = arg;
+    if ((old->kind & FREED) && (old->base < now->base || old->base + old->size > now->base + now->size)) {
+        hs_pm_lock(&sh.superseded);
+        int rc = hs_pm_insert_locked(&sh.superseded, old, forget, NULL);
+        hs_pm_unlock(&sh.superseded);
+        if (rc == 0)
+            return;
+    }
+    forget(old, NULL);
+}
+
+/* Under sh.lock: the oldest quarantined span leaves the map, unless it is gone already (a newer
+ * allocation replaced it) or came back to life (hs_shadow_restore). */
 static void evict_oldest(void)
 {
     quarantined *q = &sh.fifo[sh.fifo_head];
-    hs_span gone;
-    /* The span may already have been superseded by a newer free at the same address. */
-    hs_pm_lock(&sh.freed);
-    if (hs_pm_remove_locked(&sh.freed, q->base, q->id, &gone))
-        sh.quarantine_bytes -= gone.size;
-    hs_pm_unlock(&sh.freed);
+    hs_span s;
+    if (hs_pm_find_exact(&sh.map, q->base, &s) && s.id == q->id && (s.kind & FREED)) {
+        hs_pm_lock(&sh.map);
+        hs_pm_remove_locked(&sh.map, q->base, q->id, NULL);
+        hs_pm_unlock(&sh.map);
+        forget(&s, NULL);
+    } else if (hs_pm_count(&sh.superseded) && hs_pm_find_exact(&sh.superseded, q->base, &s) && s.id == q->id) {
+        hs_pm_lock(&sh.superseded);
+        hs_pm_remove_locked(&sh.superseded, q->base, q->id, NULL);
+        hs_pm_unlock(&sh.superseded);
+        forget(&s, NULL);
+    }
     sh.fifo_head = (sh.fifo_head + 1) % QUARANTINE_MAX_RECORDS;
     sh.fifo_len--;
 }
 
-static void quarantine_locked(const hs_span *s)
+/* Under sh.lock: the allocation *s (live in the map) is freed: kept as freed, or dropped. */
+static void quarantine_locked(hs_span *s)
 {
-    if (sh.quarantine_bytes_max == 0)
-        return;
-    while (sh.fifo_len > 0 &&
+    bool keep = sh.quarantine_bytes_max && s->size <= sh.quarantine_bytes_max;
+    while (keep && sh.fifo_len > 0 &&
            (sh.fifo_len == QUARANTINE_MAX_RECORDS || sh.quarantine_bytes + s->size > sh.quarantine_bytes_max))
         evict_oldest();
-    if (s->size > sh.quarantine_bytes_max)
+    hs_span freed = *s;
+    freed.kind |= FREED;
+    hs_pm_lock(&sh.map);
+    if (!keep || !hs_pm_update_locked(&sh.map, &freed))
+        hs_pm_remove_locked(&sh.map, s->base, s->id, NULL);
+    else
+        keep = true;
+    hs_pm_unlock(&sh.map);
+    if (!keep)
         return;
-    uint64_t superseded = 0; /* older frees at the same addresses: the newer free replaces them */
-    hs_pm_lock(&sh.freed);
-    int rc = hs_pm_insert_locked(&sh.freed, s, &superseded);
-    hs_pm_unlock(&sh.freed);
-    sh.quarantine_bytes -= superseded;
-    if (rc != 0)
-        return; /* forgetting a freed allocation only weakens a later report */
     size_t tail = (sh.fifo_head + sh.fifo_len) % QUARANTINE_MAX_RECORDS;
-    sh.fifo[tail] = (quarantined){s->base, s->id, s->size};
+    sh.fifo[tail] = (quarantined){s->base, s->id};
     sh.fifo_len++;
     sh.quarantine_bytes += s->size;
+    sh.quarantined++;
 }
 
-/* Under sh.lock.  A span the runtime reused before we saw it freed (an unwrapped free path) is
- * replaced.  At the cap the allocation is not tracked: said once, and copies to it are then
+/* Under sh.lock.  At the cap the allocation is not tracked: said once, and copies to it are then
  * judged as the runtime judges them (query_runtime). */
 static int make_live_locked(const hs_span *s)
 {
-    uint64_t replaced = 0;
-    hs_pm_lock(&sh.live);
-    int rc = hs_pm_insert_locked(&sh.live, s, &replaced);
-    hs_pm_unlock(&sh.live);
-    sh.live_bytes -= replaced;
+    hs_pm_lock(&sh.map);
+    int rc = hs_pm_insert_locked(&sh.map, s, replaced_by_allocation, (void *)s);
+    hs_pm_unlock(&sh.map);
     if (rc == 0)
         sh.live_bytes += s->size;
     else if (rc == -2 && !sh.cap_warned) {
@@ -135,24 +179,25 @@ int hs_shadow_add(hs_span *s)
 hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread,
                                     uint64_t now_ns, hs_span *span)
 {
-    hs_release_result result;
+    hs_release_result result = HS_RELEASE_UNKNOWN;
     pthread_mutex_lock(&sh.lock);
-    hs_pm_lock(&sh.live);
-    bool removed = hs_pm_remove_locked(&sh.live, base, 0, span);
-    hs_pm_unlock(&sh.live);
-    if (removed) {
-        sh.live_bytes -= span->size;
-        span->end_stack = free_stack;
-        span->end_thread = thread;
-        span->end_time_ns = now_ns;
-        quarantine_locked(span);
-        result = HS_RELEASED;
-    } else if (hs_pm_find(&sh.live, base, span)) {
-        result = HS_RELEASE_INTERIOR;
-    } else if (hs_pm_find(&sh.freed, base, span)) {
+    if (hs_pm_find(&sh.map, base, span)) {
+        if (span->kind & FREED) {
+            span->kind &= ~FREED;
+            result = HS_RELEASE_TWICE;
+        } else if (span->base != base) {
+            result = HS_RELEASE_INTERIOR;
+        } else {
+            sh.live_bytes -= span->size;
+            span->end_stack = free_stack;
+            span->end_thread = thread;
+            span->end_time_ns = now_ns;
+            quarantine_locked(span);
+            result = HS_RELEASED;
+        }
+    } else if (hs_pm_count(&sh.superseded) && hs_pm_find(&sh.superseded, base, span)) {
+        span->kind &= ~FREED;
         result = HS_RELEASE_TWICE;
-    } else {
-        result = HS_RELEASE_UNKNOWN;
     }
     pthread_mutex_unlock(&sh.lock);
     return result;
@@ -192,37 +237,56 @@ void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t threa
 void hs_shadow_restore(const hs_span *s)
 {
     pthread_mutex_lock(&sh.lock);
-    hs_pm_lock(&sh.freed);
-    if (hs_pm_remove_locked(&sh.freed, s->base, s->id, NULL))
-        sh.quarantine_bytes -= s->size;
-    hs_pm_unlock(&sh.freed);
-    hs_span back = *s;
+    hs_span back = *s, in_map;
+    back.kind &= ~FREED;
     back.end_stack = 0;
     back.end_time_ns = 0;
-    make_live_locked(&back);
+    if (hs_pm_find_exact(&sh.map, s->base, &in_map) && in_map.id == s->id && (in_map.kind & FREED)) {
+        hs_pm_lock(&sh.map); /* still in quarantine: alive again where it lies (its FIFO entry goes stale) */
+        hs_pm_update_locked(&sh.map, &back);
+        hs_pm_unlock(&sh.map);
+        sh.quarantine_bytes -= s->size;
+        sh.quarantined--;
+        sh.live_bytes += s->size;
+    } else {
+        make_live_locked(&back);
+    }
     pthread_mutex_unlock(&sh.lock);
 }
 
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
 {
-    if (hs_pm_find(&sh.live, addr, span))
-        return HS_WHERE_LIVE;
-    if (hs_pm_count(&sh.freed) && hs_pm_find(&sh.freed, addr, span))
+    if (!hs_pm_find(&sh.map, addr, span) &&
+        !(HS_UNLIKELY(hs_pm_count(&sh.superseded)) && hs_pm_find(&sh.superseded, addr, span)))
+        return HS_WHERE_NONE;
+    if (span->kind & FREED) {
+        span->kind &= ~FREED;
         return HS_WHERE_FREED;
-    return HS_WHERE_NONE;
+    }
+    return HS_WHERE_LIVE;
 }
 
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above)
 {
-    hs_pm_neighbours(&sh.live, addr, below, has_below, above, has_above);
+    hs_pm_neighbours(&sh.map, addr, FREED, below, has_below, above, has_above);
+}
+
+typedef struct live_visit { void (*fn)(const hs_span *, void *); void *arg; } live_visit;
+
+static void visit_if_live(const hs_span *s, void *arg)
+{
+    const live_visit *v = arg;
+    if (!(s->kind & FREED))
+        v->fn(s, v->arg);
 }
 
 void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg)
 {
+    live_visit v = {fn, arg};
     pthread_mutex_lock(&sh.lock);
-    hs_pm_lock(&sh.live);
-    hs_pm_foreach_locked(&sh.live, fn, arg);
-    hs_pm_unlock(&sh.live);
+    hs_pm_lock(&sh.map);
+    hs_pm_foreach_locked(&sh.map, visit_if_live, &v);
+    hs_pm_unlock(&sh.map);
     pthread_mutex_unlock(&sh.lock);
 }
 

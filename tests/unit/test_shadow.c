@@ -1,5 +1,6 @@
 /* The shadow map: sequential ids, interior lookups, release into quarantine, double and
- * interior frees, bounded quarantine eviction, restore after a refused free. */
+ * interior frees, bounded quarantine eviction, restore after a refused free, freed memory that a
+ * newer allocation covers in part. */
 #include "../../src/core/shadow.h"
 #include "unit.h"
 
@@ -56,5 +57,25 @@ int main(void)
     CHECK_EQ(hs_shadow_lookup(0x30010, &s), HS_WHERE_LIVE);
     CHECK_EQ(s.id, e.id);
     CHECK_EQ(hs_shadow_lookup(0x30000 + 300, &s), HS_WHERE_FREED);
+    CHECK_EQ(s.id, c.id);
+
+    /* freeing the old base again, under a newer allocation inside it, is still a double free */
+    hs_span g = add(0x60000, 100);
+    CHECK_EQ(hs_shadow_release(0x60000, 47, 7, 105, &s), HS_RELEASED);
+    hs_span h = add(0x60020, 16);
+    CHECK_EQ(hs_shadow_lookup(0x60024, &s), HS_WHERE_LIVE);
+    CHECK_EQ(s.id, h.id);
+    CHECK_EQ(hs_shadow_release(0x60000, 48, 7, 106, &s), HS_RELEASE_TWICE);
+    CHECK_EQ(s.id, g.id);
+
+    /* eviction passes over the restored allocation's stale FIFO entry: it stays live */
+    hs_span big = add(0x70000, 990);
+    CHECK_EQ(hs_shadow_release(0x70000, 49, 7, 107, &s), HS_RELEASED); /* evicts all older frees */
+    CHECK_EQ(hs_shadow_lookup(0x40010, &s), HS_WHERE_LIVE);
+    CHECK_EQ(s.id, d.id);
+    CHECK_EQ(hs_shadow_lookup(0x60010, &s), HS_WHERE_NONE); /* the superseded span was evicted too */
+    CHECK_EQ(hs_shadow_lookup(0x70010, &s), HS_WHERE_FREED);
+    CHECK_EQ(s.id, big.id);
+    CHECK_EQ(hs_shadow_live_count(), 3); /* d, e, h */
     return UNIT_DONE();
 }

@@ -10,11 +10,16 @@
 #define hs_span_index_init hs_pm_init
 #define hs_span_find hs_pm_find
 #define hs_span_find_exact hs_pm_find_exact
-#define hs_span_neighbours hs_pm_neighbours
+#define hs_span_neighbours(m, a, b, hb, ab, ha) hs_pm_neighbours(m, a, 0, b, hb, ab, ha)
 #define hs_span_count hs_pm_count
 #define hs_span_lock hs_pm_lock
 #define hs_span_unlock hs_pm_unlock
-#define hs_span_insert_locked hs_pm_insert_locked
+static void add_replaced(const hs_span *old, void *arg) { *(uint64_t *)arg += old->size; }
+static int pm_insert(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes)
+{
+    return hs_pm_insert_locked(m, s, replaced_bytes ? add_replaced : NULL, replaced_bytes);
+}
+#define hs_span_insert_locked pm_insert
 #define hs_span_remove_locked hs_pm_remove_locked
 #define hs_span_foreach_locked hs_pm_foreach_locked
 #endif
@@ -263,6 +268,15 @@ static void test_page_map_edges(void)
     CHECK(!hs_span_find(&ix, high.base + 4096, &s));
     hs_span_neighbours(&ix, 0x10000, &b, &hb, &a, &ha);
     CHECK(hb && b.id == 6 && ha && a.id == 5);
+    /* skip bits: spans whose kind has them are passed over; update rewrites in place */
+    hs_span marked = low;
+    marked.kind = 0x80000000u;
+    hs_span_lock(&ix);
+    CHECK(hs_pm_update_locked(&ix, &marked));
+    hs_span_unlock(&ix);
+    hs_pm_neighbours(&ix, 0x10000, 0x80000000u, &b, &hb, &a, &ha);
+    CHECK(!hb && ha && a.id == 5);
+    CHECK(hs_span_find(&ix, 0x7008, &s) && s.kind == 0x80000000u);
     hs_pm_set_cap(&ix, 2);
     hs_span third = {.base = 0x9000, .size = 16, .id = 7};
     hs_span_lock(&ix);
