@@ -1,9 +1,10 @@
 /* The scale benchmark of issue 11, run with and without hipshadow by tools/bench.sh scale.
- * Usage: bench_scale LIVE CALLS THREADS
+ * Usage: bench_scale LIVE CALLS THREADS [sync|async]
  *   LIVE allocations of 64..256 bytes are made and kept live (the times of the hipMalloc calls are
- *   measured); then each of THREADS threads makes CALLS hipMemcpyAsync D2H of 32 bytes from a
- *   random interior pointer into a pageable buffer on its own stack, on its own stream, then
- *   synchronises; then every allocation is freed in a random order (timed).
+ *   measured); then each of THREADS threads makes CALLS D2H copies of 32 bytes from a random
+ *   interior pointer into a pageable buffer on its own stack: hipMemcpy (sync, the default), or
+ *   hipMemcpyAsync on a stream of its own, synchronised at the end (async); then every allocation
+ *   is freed in a random order (timed).
  * Prints one line: "copy NS alloc NS free NS rss KB total S", where copy is the mean time of one
  * copy call as one thread sees it, rss the peak resident set (getrusage), total the whole run. */
 #include <hip/hip_runtime_api.h>
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -24,7 +26,7 @@ static double now_ns(void)
 
 static void **allocs;
 static size_t *sizes;
-static int live, calls;
+static int live, calls, async_copies;
 
 static void *copier(void *arg)
 {
@@ -39,7 +41,10 @@ static void *copier(void *arg)
         rng = rng * 1103515245u + 12345u;
         int i = (int)((rng >> 8) % (uint32_t)live);
         size_t off = (rng >> 4) % (sizes[i] - 32 + 1); /* an interior pointer; 32 bytes stay inside */
-        hipMemcpyAsync(host, (char *)allocs[i] + off, 32, hipMemcpyDeviceToHost, s);
+        if (async_copies)
+            hipMemcpyAsync(host, (char *)allocs[i] + off, 32, hipMemcpyDeviceToHost, s);
+        else
+            hipMemcpy(host, (char *)allocs[i] + off, 32, hipMemcpyDeviceToHost);
     }
     hipStreamSynchronize(s);
     *ns_per_copy = (now_ns() - t0) / calls;
@@ -53,8 +58,9 @@ int main(int argc, char **argv)
     live = argc > 1 ? atoi(argv[1]) : 1000;
     calls = argc > 2 ? atoi(argv[2]) : 200000;
     int threads = argc > 3 ? atoi(argv[3]) : 1;
-    if (live < 1 || calls < 1 || threads < 1 || threads > 256) {
-        fprintf(stderr, "usage: bench_scale LIVE>=1 CALLS>=1 THREADS(1..256)\n");
+    async_copies = argc > 4 && !strcmp(argv[4], "async");
+    if (live < 1 || calls < 1 || threads < 1 || threads > 256 || (argc > 4 && !async_copies && strcmp(argv[4], "sync"))) {
+        fprintf(stderr, "usage: bench_scale LIVE>=1 CALLS>=1 THREADS(1..256) [sync|async]\n");
         return 2;
     }
     allocs = calloc((size_t)live, sizeof *allocs);
