@@ -183,7 +183,14 @@ static void decide(const hs_call *c, hs_call_state *st)
 
 hs_decision hs_before(const hs_call *c, hs_call_state *st)
 {
-    memset(st, 0, offsetof(hs_call_state, sync_clock)); /* every call pays this: not the clock's 512 bytes */
+    /* Every call pays this, so two parts are left as they are: the sync clock (512 bytes) and the
+     * launch arguments (384), each valid only up to its count, which is cleared. */
+    _Static_assert(offsetof(hs_call_state, facts) + offsetof(hs_facts, args) + sizeof st->facts.args <=
+                       offsetof(hs_call_state, sync_clock), "the launch arguments lie before the sync clock");
+    size_t args_at = offsetof(hs_call_state, facts) + offsetof(hs_facts, args);
+    size_t args_end = args_at + sizeof st->facts.args;
+    memset(st, 0, args_at);
+    memset((char *)st + args_end, 0, offsetof(hs_call_state, sync_clock) - args_end);
     st->sync_clock.n = 0;
     const hs_op_row *row = &hs_ops[c->op];
     if (HS_UNLIKELY(hs_redzones_on())) {
