@@ -22,8 +22,9 @@ enum {
 _Static_assert(sizeof(hs_span) % sizeof(uint64_t) == 0, "hs_span is copied word by word");
 
 struct hs_pm_leaf {
+    _Atomic(uint64_t) slot[1 << LEAF_BITS]; /* first: page-aligned, so an empty leaf's pages can be given back */
     _Atomic(uint32_t) used; /* non-empty slots (readers skip empty leaves) */
-    _Atomic(uint64_t) slot[1 << LEAF_BITS];
+    bool listed;            /* writer: on the map's list of emptied leaves */
 };
 
 struct hs_pm_bucket {
@@ -202,11 +203,35 @@ static _Atomic(uint64_t) *leaf_slot(hs_pm_leaf *leaf, uintptr_t addr)
     return &leaf->slot[(addr >> CHUNK_SHIFT) & ((1u << LEAF_BITS) - 1)];
 }
 
-static void slot_set(hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint64_t v)
+/* Writer: a leaf (1 GiB of address space, 128 KiB of slots) that emptied.  Its pages go back to
+ * the kernel once HS_PM_EMPTY_LEAVES have emptied, not at once: a program that frees and
+ * allocates again in a lone GiB would otherwise pay a system call and page faults each time.
+ * Readers may still look into it: it stays mapped and reads as zeros (empty). */
+static void leaf_emptied(hs_page_map *m, hs_pm_leaf *leaf)
+{
+    if (leaf->listed)
+        return;
+    leaf->listed = true;
+    m->empty_leaves[m->n_empty++] = leaf;
+    if (m->n_empty < HS_PM_EMPTY_LEAVES)
+        return;
+    for (uint32_t i = 0; i < m->n_empty; i++) {
+        hs_pm_leaf *l = m->empty_leaves[i];
+        l->listed = false;
+        if (!ld32(&l->used))
+            madvise(l->slot, sizeof l->slot, MADV_DONTNEED);
+    }
+    m->n_empty = 0;
+}
+
+static void slot_set(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint64_t v)
 {
     uint64_t old = ld(slot);
-    st32(&leaf->used, ld32(&leaf->used) + (v != 0) - (old != 0));
+    uint32_t used = ld32(&leaf->used) + (v != 0) - (old != 0);
+    st32(&leaf->used, used);
     st(slot, v);
+    if (!used)
+        leaf_emptied(m, leaf);
 }
 
 /* Reader and writer: the record holding the highest base <= addr among those touching addr's
@@ -422,7 +447,7 @@ static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *sl
         for (uint32_t i = 0; i < 2 * n; i++)
             st(&grown->ent[i], ld(&b->ent[i]));
         atomic_store_explicit(&grown->n, n, memory_order_relaxed);
-        slot_set(leaf, slot, (uint64_t)(uintptr_t)grown);
+        slot_set(m, leaf, slot, (uint64_t)(uintptr_t)grown);
         if (b)
             bucket_give(m, b);
         b = grown;
@@ -452,7 +477,7 @@ static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *s
     }
     atomic_store_explicit(&b->n, n - 1, memory_order_relaxed);
     if (n == 1) {
-        slot_set(leaf, slot, 0);
+        slot_set(m, leaf, slot, 0);
         bucket_give(m, b);
     }
 }
@@ -478,7 +503,7 @@ static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
             _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
             uint64_t e = ld(slot);
             if (e == ((uint64_t)r << 1 | 1))
-                slot_set(leaf, slot, 0);
+                slot_set(m, leaf, slot, 0);
             else if (e && !(e & 1))
                 bucket_remove(m, leaf, slot, r);
         }
@@ -505,7 +530,7 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
             return -1;
         _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
         if (covers(base, end, chunk_base, chunk_base + ((uintptr_t)1 << CHUNK_SHIFT)) && !ld(slot))
-            slot_set(leaf, slot, (uint64_t)r << 1 | 1);
+            slot_set(m, leaf, slot, (uint64_t)r << 1 | 1);
         else if (bucket_insert(m, leaf, slot, base, r) != 0)
             return -1;
         c++;

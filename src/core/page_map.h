@@ -22,7 +22,7 @@
 typedef struct hs_pm_leaf hs_pm_leaf;
 typedef struct hs_pm_bucket hs_pm_bucket;
 
-enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64 };
+enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 8 };
 
 typedef struct hs_page_map {
     atomic_uint seq;                 /* odd while a writer is changing the map */
@@ -35,6 +35,8 @@ typedef struct hs_page_map {
     size_t max_spans;                /* hs_pm_set_cap: inserts past it fail with -2 */
     pthread_mutex_t writer;
     hs_pm_bucket *free_buckets[HS_PM_BUCKET_CLASSES];
+    hs_pm_leaf *empty_leaves[HS_PM_EMPTY_LEAVES]; /* writer: emptied leaves, given back in a batch */
+    uint32_t n_empty;
     char *arena;                     /* writer: where new buckets are cut from */
     size_t arena_left;
     size_t bytes;                    /* memory the map uses: leaves, buckets and records made */
