@@ -39,6 +39,7 @@ typedef struct hs_page_map {
     uint32_t n_empty;
     char *arena;                     /* writer: where new buckets are cut from */
     size_t arena_left;
+    uint32_t arenas;                 /* writer: arenas made so far */
     size_t bytes;                    /* memory the map uses: leaves, buckets and records made */
     _Atomic(uint32_t) overflow[HS_PM_OVERFLOW]; /* records of spans reaching past 2^48, by base */
     atomic_uint n_overflow;
