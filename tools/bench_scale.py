@@ -72,6 +72,18 @@ added1 = t1["shadow"]["copy"] - t1["plain"]["copy"]
 added16 = t16["shadow"]["copy"] - t16["plain"]["copy"]
 
 print()
+print("== the shadow map alone (bench_lookup: no runtime, no call path): ns per operation ==")
+print(f"{'live':>9} {'lookup':>8} {'add':>8} {'release':>8}")
+for live in (1000, 100000, 1000000):
+    runs = []
+    for _ in range(rounds):
+        out = subprocess.run([os.path.join(build, "tests/bench/bench_lookup"), str(live)], capture_output=True,
+                             text=True, check=True).stdout.split()
+        runs.append({out[i]: float(out[i + 1]) for i in range(1, len(out) - 1, 2)})
+    m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    print(f"{live:>9} {m['lookup']:>8.1f} {m['add']:>8.1f} {m['release']:>8.1f}")
+
+print()
 big = rows[1000000]
 print(f"== 1M allocations made and all freed: {big['total'][0]:.2f} s under hipshadow, {big['total'][1]:.2f} s plain "
       f"({big['total'][0] / big['total'][1]:.2f}x; {CALLS} copies included) ==")
