@@ -1,0 +1,75 @@
+/* PyTorch-like programs on the simulated CUDA runtime with tests/torchsim's fake caching
+ * allocator (libc10_cuda.so), run under hipshadow --cuda with the plugin built against the fake
+ * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE */
+#include "simcuda.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+void *fake_torch_alloc(size_t n);
+void fake_torch_free(void *p);
+void fake_torch_empty_cache(void);
+
+static char host[1 << 16];
+
+static void poke(void **params)
+{
+    int *p = *(int **)params[0];
+    if (simcuda_device_range_ok(p, sizeof *p, 1))
+        *p = 7;
+}
+
+static int launch_on(void *ptr)
+{
+    CUfunction f = simcuda_function_from_host(poke);
+    size_t sizes[] = {sizeof(CUdeviceptr)};
+    simcuda_function_set_param_sizes(f, 1, sizes);
+    void *params[] = {&ptr};
+    int rc = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+    cuCtxSynchronize();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    void *t = fake_torch_alloc(4000); /* a 4000-byte tensor in a 2 MiB segment */
+    int rc = 0;
+    if (!strcmp(c, "overrun")) {
+        rc = cudaMemcpy(host, t, 4000 + 4096, cudaMemcpyDeviceToHost); /* past the tensor, inside the segment */
+    } else if (!strcmp(c, "uaf")) {
+        fake_torch_free(t);
+        rc = cudaMemcpy(host, t, 4000, cudaMemcpyDeviceToHost);
+    } else if (!strcmp(c, "reuse")) {
+        fake_torch_free(t);
+        void *u = fake_torch_alloc(3900); /* the same rounded size: the same block again */
+        if (u != t)
+            return fprintf(stderr, "the block was not reused\n"), 2;
+        rc = cudaMemcpy(host, t, 3900, cudaMemcpyDeviceToHost);
+    } else if (!strcmp(c, "kernel")) {
+        fake_torch_free(t);
+        rc = launch_on(t);
+    } else if (!strcmp(c, "segment-freed")) {
+        fake_torch_free(t);
+        fake_torch_empty_cache(); /* the segment goes back to the driver: its blocks are forgotten */
+        rc = cudaMemcpy(host, t, 4000, cudaMemcpyDeviceToHost); /* the segment's own use-after-free */
+    } else if (!strcmp(c, "clean")) {
+        void *v[64];
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < 64; i++)
+                v[i] = fake_torch_alloc(256 + 512 * (size_t)(i % 7));
+            for (int i = 0; i < 64; i++)
+                rc |= cudaMemcpy(host, v[i], 256 + 512 * (size_t)(i % 7), cudaMemcpyDeviceToHost);
+            rc |= launch_on(v[round]);
+            for (int i = 0; i < 64; i++)
+                fake_torch_free(v[i]);
+        }
+        rc |= cudaMemcpy(host, t, 4000, cudaMemcpyDeviceToHost);
+    } else {
+        return 2;
+    }
+    printf("case %s: result %d\n", c, rc);
+    return 0;
+}
