@@ -6,6 +6,8 @@
 #                              report time for a log of 10M events
 #   bash tools/bench.sh scale  issue 11's table: copies, allocs and frees from 1K to 1M live
 #                              allocations, 16 threads, shadow bytes per allocation (tools/bench_scale.py)
+#   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
+#                              warm-up of a tenth of them, plain and under hipshadow (issue 11)
 #   bash tools/bench.sh        copy and log
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,4 +79,14 @@ PY
   for fmt in text csv; do
     /usr/bin/time -f "report --format $fmt: %e s, %M KiB peak memory" build/tools/hipshadow report --format "$fmt" "$tmp"/big.*.log >/dev/null
   done
+fi
+
+if [ "$what" = rss ]; then
+  pairs=${PAIRS:-10000000}
+  warm=$((pairs / 10))
+  rss=build/tests/cases/alloc_free_rss
+  echo
+  echo "== resident set: $pairs hipMalloc/hipFree pairs (1..4096 bytes, 4 call sites, 16 live), warm-up $warm pairs =="
+  echo "plain:     $($rss "$pairs" "$warm" 0)"
+  echo "hipshadow: $(build/tools/hipshadow -- $rss "$pairs" "$warm" 0 2>/dev/null)"
 fi

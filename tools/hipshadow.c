@@ -215,11 +215,19 @@ int main(int argc, char **argv)
         return 0;
     }
     const char *old = getenv("LD_PRELOAD");
-    size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    /* A sanitized build (meson -Db_sanitize=address or thread, tests/sanitizers.sh): the library
+     * needs its sanitizer's runtime loaded before everything else, also in programs that are not
+     * instrumented (bash, python): ASan refuses to start otherwise, and TSan must see every thread. */
+#ifdef HS_SANITIZER_RUNTIME
+    const char *first = HS_SANITIZER_RUNTIME ":";
+#else
+    const char *first = "";
+#endif
+    size_t need = strlen(first) + strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(need);
     if (!preload)
         return 2;
-    snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    snprintf(preload, need, "%s%s%s%s", first, lib, old && *old ? ":" : "", old && *old ? old : "");
     setenv("LD_PRELOAD", preload, 1);
     setenv("HIPSHADOW_OPTIONS", opts, 1);
     execvp(argv[i], &argv[i]);

@@ -137,6 +137,7 @@ typedef struct hs_launch_arg {
     int64_t offset;           /* from the allocation's base */
     uint64_t alloc_size;      /* the allocation's size, and its redzone (redzones=N) */
     uint32_t redzone;
+    uint8_t block_state;      /* live allocation: the PyTorch block it points into (hs_block_state; 0: none) */
 } hs_launch_arg;
 
 enum { HS_LAUNCH_MAX_ARGS = 8 };
@@ -163,6 +164,10 @@ typedef struct hs_side {
      * there is one), reservation the address space */
     bool unmapped;
     hs_span reservation;
+    /* PyTorch's caching allocator (blocks.h): the block of the live allocation (its segment)
+     * that holds ptr, live or freed (block_state: hs_block_state; 0: none) */
+    uint8_t block_state;
+    hs_span block;
 } hs_side;
 
 typedef struct hs_facts {
@@ -297,6 +302,7 @@ typedef struct hs_event {
     uint64_t time_ns;
     const struct hs_suspects *suspects; /* device-fault: the launches that may have caused it (ledger.h) */
     const hs_gpu_fault *gpu_fault;      /* device-fault from the runtime's memory-fault event: the address */
+    uint32_t pystack;         /* the Python stack at the call (pystacks.h), 0: none */
 } hs_event;
 
 #endif

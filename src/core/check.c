@@ -1,4 +1,5 @@
 #include "check.h"
+#include "blocks.h"
 #include "redzones.h"
 
 static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
@@ -80,11 +81,11 @@ static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
             HS_SEV_ERROR, id, over, 0);
         return;
     }
-    /* Inside the allocation, but past the end of the annotated tensor it starts in: the
-     * runtime cannot see this one. */
-    uint64_t region_end = s->region.base + s->region.size;
-    if (s->in_region && s->ptr + s->extent > region_end)
-        add(k, HS_KIND_REGION_OVERRUN, HS_SEV_ERROR, id, s->ptr + s->extent - region_end, 0);
+    /* Inside the allocation, but past the end of the annotated tensor it starts in, or of the
+     * PyTorch caching-allocator block it starts in: the runtime cannot see this one. */
+    const hs_span *r = s->in_region ? &s->region : s->block_state == HS_BLOCK_LIVE ? &s->block : NULL;
+    if (r && s->ptr + s->extent > r->base + r->size)
+        add(k, HS_KIND_REGION_OVERRUN, HS_SEV_ERROR, id, s->ptr + s->extent - (r->base + r->size), 0);
 }
 
 static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
@@ -94,6 +95,10 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
         add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
         return;
     case HS_WHERE_LIVE:
+        if (s->block_state == HS_BLOCK_FREED) { /* the segment is live, the tensor's block was freed */
+            add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
+            return;
+        }
         if (!hs_mem_kind_is_device(s->alloc.kind))
             /* Pinned or registered host memory is reachable from the GPU, so the copy works,
              * but the stated kind is wrong and breaks on runtimes that honour it. */
@@ -222,12 +227,21 @@ int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int
 {
     int n = hs_check_stream_work(call, f, out, max);
     sink k = {out + n, max - n, 0};
-    for (int i = 0; i < f->n_args; i++)
-        if (f->args[i].state == HS_ARG_FREED) {
-            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, f->args[i].how == HS_ARG_EXACT ? HS_SEV_ERROR : HS_SEV_WARNING,
+    for (int i = 0; i < f->n_args; i++) {
+        const hs_launch_arg *a = &f->args[i];
+        if (a->state == HS_ARG_FREED) {
+            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, a->how == HS_ARG_EXACT ? HS_SEV_ERROR : HS_SEV_WARNING,
                 HS_SIDE_DST, 0, 0);
             break; /* one finding per launch: the report lists every argument */
         }
+        /* A freed PyTorch block of a live segment.  Only a whole pointer-sized parameter counts:
+         * words scanned out of a struct passed by value may be stale bytes, and the allocator
+         * frees and reuses blocks all the time. */
+        if (a->block_state == HS_BLOCK_FREED && a->how == HS_ARG_EXACT) {
+            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, HS_SEV_ERROR, HS_SIDE_DST, 0, 0);
+            break;
+        }
+    }
     return n + k.n;
 }
 

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "report.h"
 #include "stacks.h"
+#include "torch_bridge.h"
 #include "util.h"
 
 #include <stdatomic.h>
@@ -53,7 +54,7 @@ void hs_leave(void)
 static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
 {
     if (!st->stack)
-        st->stack = hs_stack_capture();
+        st->stack = hs_stack_capture_for_finding();
     return hs_policy_suppressed(kind, hs_frontend_active.api_names[c->api], st->stack);
 }
 
@@ -61,10 +62,14 @@ static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *f
                         int result, const hs_suspects *suspects)
 {
     hs_policy_count(fi);
+    /* The Python stack too (PyTorch plugin): the GIL may be taken for copies and launches only,
+     * never where the caching allocator may hold its lock (its cudaMalloc, cudaFree, syncs). */
+    bool may_take_gil = c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || c->op == HS_OP_LAUNCH;
     hs_event e = {
         .call = c, .facts = &st->facts, .finding = fi, .action = action, .has_result = has_result, .result = result,
         .earlier = st->findings, .n_earlier = has_result ? st->n_findings : 0,
         .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = suspects,
+        .pystack = hs_torch_python_stack(may_take_gil),
     };
     hs_record_finding(&e, st);
     hs_report_finding(&e);

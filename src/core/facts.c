@@ -2,6 +2,7 @@
  * per side.  Asking the runtime and probing host memory happen only for pointers the shadow
  * map does not know. */
 #include "facts.h"
+#include "blocks.h"
 #include "check.h"
 #include "frontend.h"
 #include "init.h"
@@ -66,6 +67,8 @@ static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
     if (s->where == HS_WHERE_LIVE) {
         if (HS_UNLIKELY(hs_regions_any()))
             s->in_region = hs_region_find(ptr, &s->region);
+        if (HS_UNLIKELY(hs_blocks_any()))
+            s->block_state = (uint8_t)hs_block_lookup(ptr, &s->block);
         if (HS_UNLIKELY(s->alloc.kind == HS_MEM_MAPPED) && ptr + extent > s->alloc.base + s->alloc.size)
             s->contiguous = mapped_run(&s->alloc, ptr + extent);
     } else if (s->where == HS_WHERE_NONE) {
@@ -278,10 +281,13 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     hs_facts *f = &st->facts;
     if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS)
         return;
-    hs_span span;
+    hs_span span, block;
     hs_where where = hs_shadow_lookup(value, &span);
     if (where == HS_WHERE_NONE && !surely_pointer)
         return; /* an integer can look like anything */
+    /* PyTorch's caching allocator: the block of the (live) segment it points into. */
+    hs_block_state block_state = where == HS_WHERE_LIVE && HS_UNLIKELY(hs_blocks_any())
+                                     ? hs_block_lookup(value, &block) : HS_BLOCK_NONE;
     hs_launch_arg *a = &f->args[f->n_args++];
     *a = (hs_launch_arg){.index = (uint16_t)index, .how = (uint8_t)how, .value = value,
                          .state = where == HS_WHERE_LIVE ? HS_ARG_LIVE : where == HS_WHERE_FREED ? HS_ARG_FREED : HS_ARG_UNKNOWN};
@@ -293,6 +299,11 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     }
     if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
+    a->block_state = (uint8_t)block_state;
+    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
+        f->dst.block_state != HS_BLOCK_FREED)
+        f->dst = (hs_side){.ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED,
+                           .block = block};
 }
 
 static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)

@@ -17,6 +17,9 @@
 #include "shadow.h"
 #include "stacks.h"
 #include "streams.h"
+#include "blocks.h"
+#include "pystacks.h"
+#include "torch_bridge.h"
 #include "util.h"
 #include "vmm.h"
 
@@ -31,6 +34,30 @@ atomic_bool hs_used;
 atomic_int hs_pause_depth;
 atomic_uint_fast64_t hs_checked_calls;
 HS_TLS unsigned hs_calls_here;
+HS_TLS bool hs_thread_counted;
+
+/* A thread's last calls (fewer than a batch) are added when it exits, so the SUMMARY's count of
+ * checked calls is exact for threads that ended before it. */
+static pthread_key_t count_key;
+static pthread_once_t count_key_once = PTHREAD_ONCE_INIT;
+static bool have_count_key;
+
+static void thread_exits(void *unused)
+{
+    (void)unused;
+    atomic_fetch_add_explicit(&hs_checked_calls, hs_calls_here, memory_order_relaxed);
+    hs_calls_here = 0;
+}
+
+static void make_count_key(void) { have_count_key = pthread_key_create(&count_key, thread_exits) == 0; }
+
+void hs_count_thread(void)
+{
+    hs_thread_counted = true;
+    pthread_once(&count_key_once, make_count_key);
+    if (have_count_key)
+        pthread_setspecific(count_key, (void *)1);
+}
 
 static hs_options options;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -56,15 +83,27 @@ void hs_disable(const char *why)
         fprintf(stderr, "hipshadow: WARNING: %s; hipshadow is now disabled and the program carries on unchecked\n", why);
 }
 
+/* Files are made by processes that use the runtime, not by every process.  hs_used is set only
+ * once the log is open, and threads whose first call races the opener wait for it here: before,
+ * they went on while the log was being created, so their calls were missing from it, or were
+ * written with time 0 (the clock is read only when the log is on, and it came on mid-call). */
+static pthread_mutex_t first_call_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void hs_first_call(void)
 {
-    if (!atomic_exchange(&hs_used, true))
-        hs_log_open_for_process(); /* files are made by processes that use the runtime, not by every process */
+    pthread_mutex_lock(&first_call_lock);
+    if (!atomic_load(&hs_used)) {
+        hs_log_open_for_process();
+        atomic_store(&hs_used, true);
+    }
+    pthread_mutex_unlock(&first_call_lock);
 }
 
 /* The child is a process of its own: its own counts, files, findings and exit status. */
 static void child_after_fork(void)
 {
+    hs_fork_gate_reset();
+    pthread_mutex_init(&first_call_lock, NULL);
     atomic_store(&hs_used, false);
     atomic_store(&hs_checked_calls, 0);
     hs_calls_here = 0;
@@ -76,6 +115,9 @@ static void child_after_fork(void)
     hs_stacks_after_fork();
     hs_report_after_fork();
     hs_regions_after_fork();
+    hs_blocks_after_fork();
+    hs_pystacks_after_fork();
+    hs_torch_after_fork();
     hs_vmm_after_fork();
     hs_ledger_after_fork();
     hs_redzones_after_fork();
@@ -88,7 +130,7 @@ static void init_once_body(void)
 {
     hs_start_ns();
     hs_options_defaults(&options);
-    hs_options_parse(&options, getenv("HIPSHADOW_OPTIONS"), stderr);
+    hs_options_parse(&options, hs_getenv("HIPSHADOW_OPTIONS"), stderr); /* hs_getenv: see util.c */
     if (options.help) {
         hs_options d;
         hs_options_defaults(&d);
@@ -96,21 +138,24 @@ static void init_once_body(void)
     }
     if (options.verbosity > 0)
         hs_options_print(&options, stderr);
-    hs_stacks_init((int)options.stack_depth, (const void *)&init_once_body);
+    hs_stacks_init((int)options.stack_depth, options.stack_depot_max, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine, (size_t)options.shadow_max) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
-                        hs_frontend_active.per_thread_stream, hs_frontend_active.legacy_stream) ||
+                        hs_frontend_active.per_thread_stream, hs_frontend_active.legacy_stream,
+                        (uint32_t)options.streams_max, (uint32_t)options.events_max) ||
         hs_regions_init() || hs_vmm_init()) {
         hs_disable("cannot map memory for the shadow map");
         return;
     }
-    hs_ledger_init((unsigned)options.ledger_size);
+    hs_ledger_init((unsigned)options.ledger_size, (unsigned)options.ledger_max);
     hs_redzones_init(options.redzones);
     hs_report_init(&options);
+    hs_torch_init(&options);
     hs_policy_init(&options);
     hs_fallback_init(&options);
     hs_log_configure(&options, hs_frontend_active.api_names, hs_frontend_active.n_apis, hs_frontend_active.runtime_id);
-    if (pthread_atfork(NULL, NULL, child_after_fork) != 0) {
+    /* fork waits for stack walks in other threads to end (the fork gate, util.h) */
+    if (pthread_atfork(hs_fork_gate_close, hs_fork_gate_open, child_after_fork) != 0) {
         hs_disable("pthread_atfork failed");
         return;
     }
@@ -158,6 +203,7 @@ __attribute__((destructor)) static void hs_destructor(void)
 {
     if (!hs_ready || atomic_load(&hs_disabled) || !atomic_load(&hs_used))
         return;
+    hs_torch_at_exit();
     if (options.detect_leaks)
         hs_shadow_foreach_live(report_leak, NULL);
     if (__cxa_atexit(final_exit, NULL, NULL) != 0)

@@ -16,6 +16,8 @@ extern atomic_bool hs_used;              /* a wrapped call happened: the exit su
 extern atomic_int hs_pause_depth;        /* > 0: copies and memsets are forwarded unchecked */
 extern atomic_uint_fast64_t hs_checked_calls;
 extern HS_TLS unsigned hs_calls_here;    /* this thread's calls not yet added to hs_checked_calls */
+extern HS_TLS bool hs_thread_counted;    /* its remainder is added when the thread exits */
+void hs_count_thread(void);
 
 /* Runs once, from the constructor or the first wrapped call, whichever comes first. */
 void hs_ensure_init(void);
@@ -39,6 +41,8 @@ static inline void hs_count_call(void)
     if (HS_UNLIKELY(++hs_calls_here == 256)) {
         atomic_fetch_add_explicit(&hs_checked_calls, hs_calls_here, memory_order_relaxed);
         hs_calls_here = 0;
+    } else if (HS_UNLIKELY(!hs_thread_counted)) {
+        hs_count_thread();
     }
 }
 

@@ -1,7 +1,10 @@
 /* The launch ledger (see ledger.h).  Each stream's ring has its own lock: launches on different
- * streams never contend, and the reader (a fault report) is cold. */
+ * streams never contend, and the reader (a fault report) is cold.  Rings are made at a stream's
+ * first launch, out of one budget of ledger_max launches (an atomic count, no lock), and are
+ * never freed: a stream record that is reused (streams.c) keeps its ring. */
 #include "ledger.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,23 +15,56 @@ struct hs_ledger {
 };
 
 static unsigned entries_per_stream = 256;
+static unsigned entries_max = 262144;
+static atomic_uint entries_taken;  /* by the rings made so far */
+static atomic_bool budget_spent;   /* a stream got a short ring or none (said once) */
 
-void hs_ledger_init(unsigned entries) { entries_per_stream = entries ? entries : 1; }
+void hs_ledger_init(unsigned entries, unsigned max_entries)
+{
+    entries_per_stream = entries ? entries : 1;
+    entries_max = max_entries ? max_entries : 1;
+}
+
+/* Takes up to want entries from the budget; how many it got. */
+static unsigned take_entries(unsigned want)
+{
+    unsigned taken = atomic_load(&entries_taken), got;
+    do {
+        got = taken >= entries_max ? 0 : entries_max - taken < want ? entries_max - taken : want;
+    } while (got && !atomic_compare_exchange_weak(&entries_taken, &taken, taken + got));
+    if (got < want && !atomic_exchange(&budget_spent, true))
+        fprintf(stderr,
+                "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
+                "launches on further streams are not remembered, so device-fault reports may not name them\n",
+                entries_max, entries_per_stream);
+    return got;
+}
+
+static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
 void hs_ledger_add(hs_stream *s, const hs_launch *l)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
-        struct hs_ledger *made = malloc(sizeof *made + entries_per_stream * sizeof(hs_launch));
-        if (!made)
+        if (atomic_load_explicit(&s->no_ledger, memory_order_relaxed))
+            return; /* the budget was spent when this stream first launched */
+        unsigned cap = take_entries(entries_per_stream);
+        struct hs_ledger *made = cap ? malloc(sizeof *made + cap * sizeof(hs_launch)) : NULL;
+        if (!made) {
+            if (cap)
+                give_back(cap);
+            atomic_store_explicit(&s->no_ledger, true, memory_order_relaxed);
             return;
+        }
         pthread_mutex_init(&made->lock, NULL);
-        made->cap = entries_per_stream;
+        made->cap = cap;
         made->head = made->n = 0;
-        if (!atomic_compare_exchange_strong(&s->ledger, &lg, made))
+        if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
             free(made); /* another thread made it first: lg is theirs */
-        else
+            give_back(cap);
+        } else {
             lg = made;
+        }
     }
     pthread_mutex_lock(&lg->lock);
     lg->ring[(lg->head + lg->n) % lg->cap] = *l;

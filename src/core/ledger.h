@@ -35,8 +35,10 @@ typedef struct hs_suspects {
     hs_launch launch[HS_MAX_SUSPECTS];
 } hs_suspects;
 
-/* The ring size per stream (ledger_size=). */
-void hs_ledger_init(unsigned entries_per_stream);
+/* The ring size per stream (ledger_size=) and the launches remembered in all (ledger_max=): a
+ * stream's ring is made at its first launch, with what is left of the budget when that is less;
+ * once nothing is left, launches on streams without a ring are not remembered (said once). */
+void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
 /* Records a launch on s (under the stream's ledger lock; the ring is made at the first one). */
 void hs_ledger_add(hs_stream *s, const hs_launch *l);
 /* Every stream's launches that are not known to have completed, newest first. */

@@ -238,9 +238,11 @@ void hs_log_write_stack(uint32_t id, const uintptr_t *frames, int n)
         return;
     pthread_mutex_lock(&lg.meta_lock);
     module_walk w = {0, false};
+    hs_fork_gate_enter(); /* dl_iterate_phdr's lock is not reset in a fork child (util.h) */
     dl_iterate_phdr(walk_module, &w);
     if (w.adds != lg.module_adds) /* something was dlopen'ed since: its frames need its module */
         write_modules_locked();
+    hs_fork_gate_leave();
     uint8_t buf[sizeof(hs_log_stack) + 64 * sizeof(uint64_t)];
     hs_log_stack *s = (hs_log_stack *)buf;
     if (n > 64)
@@ -400,12 +402,19 @@ static void open_for_this_process(void)
     hs_expand_path(o->log, template, sizeof template, &rank);
     lg.fd = hs_create_unique(template, O_RDWR, path, sizeof path);
     if (lg.fd < 0) {
+        /* hs_create_unique's errno for a name that is not a file: say what the name is (before,
+         * a symbolic link read "Too many levels of symbolic links" and /dev/full "No such device") */
+        int err = errno;
+        const char *why = err == ELOOP ? "it is a symbolic link (a log is never written through one)"
+                        : err == ENODEV ? "it is a device or special file, not a file" : strerror(err);
         atomic_store(&lg.on, false);
         if (!atomic_exchange(&lg.warned, true))
             fprintf(stderr, "hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
-                    path, strerror(errno));
+                    path, why);
         return;
     }
+    if (strcmp(template, path)) /* said once, as for findings=: the log is not where the user looks */
+        fprintf(stderr, "hipshadow: log '%s' exists; this process writes its log to '%s'\n", template, path);
     uint64_t ring_bytes = full ? 0 : (o->log_size / HS_LOG_CHUNK_BYTES) * HS_LOG_CHUNK_BYTES;
     if (!full && ring_bytes < 2 * HS_LOG_CHUNK_BYTES)
         ring_bytes = 2 * HS_LOG_CHUNK_BYTES;
@@ -420,7 +429,9 @@ static void open_for_this_process(void)
     }
     fill_header(lg.header, rank, full);
     pthread_mutex_lock(&lg.meta_lock);
+    hs_fork_gate_enter();
     write_modules_locked();
+    hs_fork_gate_leave();
     for (int i = 0; i < lg.n_apis; i++) {
         uint8_t buf[256];
         hs_log_api_name *a = (hs_log_api_name *)buf;

@@ -7,6 +7,7 @@
 #include "kernel_info.h"
 #include "ledger.h"
 #include "redzones.h"
+#include "torch_bridge.h"
 #include "util.h"
 #include "vmm.h"
 
@@ -66,6 +67,8 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
     st->allocated = s;
+    if (hs_mem_kind_is_device(c->mem_kind))
+        hs_torch_poll(); /* PyTorch's caching allocator may make its first segment: attach to it now */
 }
 
 void hs_model_free(const hs_call *c, hs_call_state *st)
@@ -219,6 +222,7 @@ void hs_model_vmm_reserve(const hs_call *c, hs_call_state *st)
     (void)st;
     if (c->out_ptr && *c->out_ptr)
         hs_vmm_reserved((uintptr_t)*c->out_ptr, c->alloc_bytes, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+    hs_torch_poll(); /* expandable segments: a segment's address space comes first */
 }
 
 void hs_model_vmm_free(const hs_call *c, hs_call_state *st)

@@ -42,7 +42,11 @@ static void vc_join(hs_vclock *dst, const hs_vclock *src)
         vc_raise(dst, src->e[i].stream, src->e[i].seq);
 }
 
-/* ---- pending operations (stream lock held) ---- */
+/* ---- pending operations (stream lock held) ----
+ * pending_n is also read without the lock, by scan_others to skip idle streams: it is stored
+ * atomically (relaxed; the lock orders everything else), so that read is not a data race. */
+
+static void set_pending_n(hs_stream *s, uint32_t n) { __atomic_store_n(&s->pending_n, n, __ATOMIC_RELAXED); }
 
 /* Stream lock held: the host ranges of the pending ops now lie in [lo, hi) (empty: lo >= hi). */
 static void host_bounds_grow(hs_stream *s, uintptr_t lo, uintptr_t hi)
@@ -53,13 +57,17 @@ static void host_bounds_grow(hs_stream *s, uintptr_t lo, uintptr_t hi)
         old_lo = lo;
         old_hi = hi;
     }
-    atomic_store_explicit(&s->pending_host_lo, lo < old_lo ? lo : old_lo, memory_order_relaxed);
-    atomic_store_explicit(&s->pending_host_hi, hi > old_hi ? hi : old_hi, memory_order_relaxed);
+    uintptr_t new_lo = lo < old_lo ? lo : old_lo, new_hi = hi > old_hi ? hi : old_hi;
+    if (new_lo != atomic_load_explicit(&s->pending_host_lo, memory_order_relaxed)) /* stores only on change */
+        atomic_store_explicit(&s->pending_host_lo, new_lo, memory_order_relaxed);
+    if (new_hi != atomic_load_explicit(&s->pending_host_hi, memory_order_relaxed))
+        atomic_store_explicit(&s->pending_host_hi, new_hi, memory_order_relaxed);
 }
 
 static void host_bounds_clear_if_none(hs_stream *s)
 {
-    if (atomic_load_explicit(&s->pending_host, memory_order_relaxed) == 0) {
+    if (atomic_load_explicit(&s->pending_host, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&s->pending_host_hi, memory_order_relaxed) != 0) {
         atomic_store_explicit(&s->pending_host_lo, 0, memory_order_relaxed);
         atomic_store_explicit(&s->pending_host_hi, 0, memory_order_relaxed);
     }
@@ -72,7 +80,7 @@ static void retire_locked(hs_stream *s)
         if (s->pending[s->pending_head].host_hi > s->pending[s->pending_head].host_lo)
             atomic_fetch_sub(&s->pending_host, 1);
         s->pending_head = (s->pending_head + 1) % s->pending_cap;
-        s->pending_n--;
+        set_pending_n(s, s->pending_n - 1);
     }
     host_bounds_clear_if_none(s);
 }
@@ -84,10 +92,10 @@ static void append_locked(hs_stream *s, const hs_pending_op *op)
         if (s->pending[s->pending_head].host_hi > s->pending[s->pending_head].host_lo)
             atomic_fetch_sub(&s->pending_host, 1);
         s->pending_head = (s->pending_head + 1) % s->pending_cap;
-        s->pending_n--;
+        set_pending_n(s, s->pending_n - 1);
     }
     s->pending[(s->pending_head + s->pending_n) % s->pending_cap] = *op;
-    s->pending_n++;
+    set_pending_n(s, s->pending_n + 1);
     host_bounds_clear_if_none(s);
     if (op->host_hi > op->host_lo) {
         host_bounds_grow(s, op->host_lo, op->host_hi); /* before the count: a reader that sees it sees them */
@@ -127,7 +135,7 @@ static bool bounds_miss(hs_stream *t, const void *arg)
     const hs_pending_op *op = arg;
     uintptr_t lo = atomic_load_explicit(&t->pending_host_lo, memory_order_relaxed);
     uintptr_t hi = atomic_load_explicit(&t->pending_host_hi, memory_order_relaxed);
-    return lo < hi && (op->host_hi <= lo || hi <= op->host_lo);
+    return lo >= hi || op->host_hi <= lo || hi <= op->host_lo; /* empty: nothing pending has a host range */
 }
 
 /* Scans every other stream with pending work, one stream lock at a time. */
@@ -137,11 +145,11 @@ static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, o
     uint32_t n = hs_stream_count();
     for (uint32_t i = 0; i < n && !out->found; i++) {
         hs_stream *t = hs_stream_by_index(i);
-        if (!t || i == self || (host_only && !atomic_load_explicit(&t->pending_host, memory_order_relaxed)) ||
-            (!host_only && !t->pending_n))
+        /* host_only: the stream's host range (a line that rarely changes) decides first, without
+         * reading its busy counters (lines its own thread writes at every operation) */
+        if (!t || i == self || (host_only && bounds_miss(t, arg)) ||
+            (!host_only && !__atomic_load_n(&t->pending_n, __ATOMIC_RELAXED)))
             continue;
-        if (host_only && bounds_miss(t, arg))
-            continue; /* its pending host ranges all lie elsewhere: no lock, no walk */
         pthread_mutex_lock(&t->lock);
         retire_locked(t);
         for (uint32_t k = 0; k < t->pending_n; k++) {

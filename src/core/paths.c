@@ -1,6 +1,7 @@
 /* File names and creation (see paths.h). */
 #define _GNU_SOURCE
 #include "paths.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@ static const char *rank_string(char *buf, size_t len, int *rank)
 {
     static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "LOCAL_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
+        const char *v = hs_getenv(vars[i]); /* a log opened from .preinit_array: see util.c */
         if (v && *v) {
             *rank = atoi(v);
             snprintf(buf, len, "%s", v);

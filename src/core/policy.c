@@ -51,7 +51,7 @@ static void load_suppressions(const char *path)
         return;
     }
     char line[1024];
-    int lineno = 0;
+    int lineno = 0, bad = 0, first_bad = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
@@ -67,8 +67,10 @@ static void load_suppressions(const char *path)
             kind = kind_by_name(p);
         }
         if (!colon || kind == -2 || !colon[1]) {
-            fprintf(stderr, "hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n",
-                    path, lineno);
+            /* said once, after the file: a file that is not a suppressions file at all (a log, a
+             * README named by mistake) gave one message per line, hundreds of them */
+            if (!bad++)
+                first_bad = lineno;
             continue;
         }
         suppression *grown = realloc(pol.rules, (pol.n_rules + 1) * sizeof *grown);
@@ -83,6 +85,13 @@ static void load_suppressions(const char *path)
         pol.rules[pol.n_rules++] = (suppression){kind, pattern};
     }
     fclose(f);
+    if (bad == 1)
+        fprintf(stderr, "hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,
+                first_bad);
+    else if (bad > 1)
+        fprintf(stderr, "hipshadow: option 'suppressions': %d lines of '%s' are not 'kind:pattern' with a known kind "
+                "or '*' (the first is line %d); they are ignored%s\n", bad, path, first_bad,
+                pol.n_rules ? "" : ", and no findings are suppressed");
 }
 
 void hs_policy_init(const hs_options *o)

@@ -4,6 +4,8 @@
 #include "ledger.h"
 #include "paths.h"
 #include "check.h"
+#include "blocks.h"
+#include "pystacks.h"
 #include "frontend.h"
 #include "regions.h"
 #include "stacks.h"
@@ -236,6 +238,90 @@ static void print_gpu_fault(FILE *f, const hs_event *e)
     }
 }
 
+/* ---- PyTorch caching-allocator blocks ---- */
+
+static const char *const block_noun = "PyTorch caching-allocator block";
+
+/* "segment [a, b) (size, stream, pool), allocation #N" */
+static void print_block_segment(FILE *f, const hs_side *s)
+{
+    hs_block_segment seg;
+    if (hs_block_segment_of(s->block.base, &seg)) {
+        fprintf(f, "  the block lies in the allocator's %ssegment [0x%lx, 0x%lx) (", seg.expandable ? "expandable " : "",
+                (unsigned long)seg.base, (unsigned long)(seg.base + seg.size));
+        print_human_size(f, seg.size);
+        fprintf(f, ", stream 0x%lx, pool (%llu,%llu)), allocation #%llu\n", (unsigned long)seg.stream,
+                (unsigned long long)seg.pool[0], (unsigned long long)seg.pool[1], (unsigned long long)s->alloc.id);
+    } else {
+        fprintf(f, "  the block lies in allocation #%llu [0x%lx, 0x%lx), one of the allocator's segments\n",
+                (unsigned long long)s->alloc.id, (unsigned long)s->alloc.base, (unsigned long)(s->alloc.base + s->alloc.size));
+    }
+}
+
+static void print_block_freed(FILE *f, const hs_event *e, const hs_side *s, const char *who)
+{
+    const hs_span *b = &s->block;
+    hs_block_info info;
+    bool has_info = hs_block_info_of(b->id, &info);
+    fprintf(f, "  %s 0x%lx lies in %s #%llu [0x%lx, 0x%lx) (%zu bytes asked for, offset %llu), which was freed:\n"
+               "  its free completed %.6f s before this call", who, (unsigned long)s->ptr, block_noun,
+            (unsigned long long)b->id, (unsigned long)b->base, (unsigned long)(b->base + b->size), b->size,
+            (unsigned long long)(s->ptr - b->base), (e->time_ns - b->end_time_ns) / 1e9);
+    if (has_info && info.free_requested_ns && info.free_requested_ns < b->end_time_ns)
+        fprintf(f, " (the tensor let go of it %.6f s before)", (e->time_ns - info.free_requested_ns) / 1e9);
+    fprintf(f, ", and the allocator has not handed it out again:\n  the memory is still the allocator's, so the runtime cannot see this\n");
+    print_block_segment(f, s);
+}
+
+/* The block's own stacks: where it was handed out and where its tensor let go of it. */
+static void print_block_stacks(FILE *f, const hs_side *s)
+{
+    const hs_span *b = &s->block;
+    hs_block_info info = {0};
+    hs_block_info_of(b->id, &info);
+    fprintf(f, "Block #%llu (%s) handed out by thread T%u, %.6f s after start, on stream 0x%lx:\n",
+            (unsigned long long)b->id, block_noun, b->thread, (b->time_ns - hs_start_ns()) / 1e9, (unsigned long)b->owner);
+    bool any = false;
+    if (b->stack) {
+        hs_stack_print(b->stack, f);
+        any = true;
+    }
+    if (info.alloc_pystack) {
+        fprintf(f, "  Python:\n");
+        hs_pystack_print(info.alloc_pystack, f);
+        any = true;
+    }
+    if (!any)
+        fprintf(f, "    <not recorded: python_stacks=alloc records the stacks of every block allocation and free>\n");
+    if (s->block_state != HS_BLOCK_FREED)
+        return;
+    fprintf(f, "Block #%llu freed by thread T%u, %.6f s after start:\n", (unsigned long long)b->id, b->end_thread,
+            ((info.free_requested_ns ? info.free_requested_ns : b->end_time_ns) - hs_start_ns()) / 1e9);
+    any = false;
+    if (b->end_stack) {
+        hs_stack_print(b->end_stack, f);
+        any = true;
+    }
+    if (info.free_pystack) {
+        fprintf(f, "  Python:\n");
+        hs_pystack_print(info.free_pystack, f);
+        any = true;
+    }
+    if (!any)
+        fprintf(f, "    <not recorded: python_stacks=alloc records the stacks of every block allocation and free>\n");
+}
+
+/* The side whose PyTorch block a finding is about, if any. */
+static const hs_side *block_subject(const hs_event *e)
+{
+    const hs_side *s = side_of(e, e->finding->side);
+    if (s && s->block_state != HS_BLOCK_NONE &&
+        (e->finding->kind == HS_KIND_USE_AFTER_FREE || e->finding->kind == HS_KIND_KERNEL_USE_AFTER_FREE ||
+         (e->finding->kind == HS_KIND_REGION_OVERRUN && !s->in_region)))
+        return s;
+    return NULL;
+}
+
 static void print_what(FILE *f, const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -269,6 +355,12 @@ static void print_what(FILE *f, const hs_event *e)
         }
         break;
     case HS_KIND_USE_AFTER_FREE:
+        if (s->block_state == HS_BLOCK_FREED) {
+            char who[32];
+            snprintf(who, sizeof who, "the %s pointer", side_name(fi->side));
+            print_block_freed(f, e, s, who);
+            break;
+        }
         fprintf(f, "  the %s pointer 0x%lx lies in allocation #%llu, which was freed %.6f s before this call\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long long)s->alloc.id,
                 (e->time_ns - s->alloc.end_time_ns) / 1e9);
@@ -328,6 +420,17 @@ static void print_what(FILE *f, const hs_event *e)
     case HS_KIND_REGION_OVERRUN: {
         char name[256];
         const hs_span *r = &s->region;
+        if (!s->in_region && s->block_state == HS_BLOCK_LIVE) {
+            const hs_span *b = &s->block;
+            fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu [0x%lx, 0x%lx)\n"
+                       "  (%zu bytes asked for; the range starts at offset %llu of the block) but stays inside the\n"
+                       "  allocator's memory: the runtime cannot see this\n",
+                    side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
+                    (unsigned long long)fi->overrun, block_noun, (unsigned long long)b->id, (unsigned long)b->base,
+                    (unsigned long)(b->base + b->size), b->size, (unsigned long long)(s->ptr - b->base));
+            print_block_segment(f, s);
+            break;
+        }
         fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region '%s' "
                    "(pool offset %llu, %zu bytes) but stays inside allocation #%llu: the runtime cannot see this\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
@@ -385,6 +488,17 @@ static void print_what(FILE *f, const hs_event *e)
     }
     case HS_KIND_KERNEL_USE_AFTER_FREE: {
         const hs_facts *fa = e->facts;
+        if (fa->dst.block_state == HS_BLOCK_FREED) {
+            const hs_kernel_info *k = hs_kernel_info_of(c);
+            char who[64];
+            for (int i = 0; i < fa->n_args; i++)
+                if (fa->args[i].value == fa->dst.ptr)
+                    snprintf(who, sizeof who, "argument %u =", fa->args[i].index);
+            fprintf(f, "  kernel '%s' is launched with a pointer into a freed %s:\n", k && k->name ? k->name : "?",
+                    block_noun);
+            print_block_freed(f, e, &fa->dst, who);
+            break;
+        }
         for (int i = 0; i < fa->n_args; i++)
             if (fa->args[i].state == HS_ARG_FREED) {
                 const hs_kernel_info *k = hs_kernel_info_of(c);
@@ -422,8 +536,9 @@ static void print_launch_args(FILE *f, const hs_launch *l)
             fprintf(f, "      arg %u = 0x%lx: in no known allocation (%s)\n", x->index, (unsigned long)x->value,
                     x->how == HS_ARG_EXACT ? "a pointer parameter" : "scanned");
         else
-            fprintf(f, "      arg %u = 0x%lx: allocation #%llu + %lld, %s%s\n", x->index, (unsigned long)x->value,
+            fprintf(f, "      arg %u = 0x%lx: allocation #%llu + %lld, %s%s%s\n", x->index, (unsigned long)x->value,
                     (unsigned long long)x->alloc_id, (long long)x->offset, x->state == HS_ARG_FREED ? "FREED" : "live",
+                    x->block_state == HS_BLOCK_FREED ? ", in a FREED PyTorch block" : "",
                     x->how == HS_ARG_EXACT ? "" : " (scanned)");
     }
 }
@@ -496,6 +611,10 @@ static void print_text(FILE *f, const hs_event *e)
     if (fi->kind != HS_KIND_LEAK && !e->gpu_fault) {
         fprintf(f, "Call stack (thread T%u):\n", e->thread);
         hs_stack_print(e->stack, f);
+        if (e->pystack) {
+            fprintf(f, "Python stack (thread T%u, innermost first):\n", e->thread);
+            hs_pystack_print(e->pystack, f);
+        }
     }
     const hs_side *sub = subject_side(e);
     bool stacks_already_shown = fi->kind == HS_KIND_RUNTIME_ERROR && e->n_earlier > 0;
@@ -509,6 +628,9 @@ static void print_text(FILE *f, const hs_event *e)
             hs_stack_print(sub->alloc.end_stack, f);
         }
     }
+    const hs_side *bs = block_subject(e);
+    if (bs)
+        print_block_stacks(f, bs);
     if (fi->kind == HS_KIND_INVALID_STREAM && e->facts->stream_state == HS_STREAM_DESTROYED && !stacks_already_shown) {
         fprintf(f, "Stream created by thread T%u:\n", e->facts->stream_info.thread);
         hs_stack_print(e->facts->stream_info.stack, f);
@@ -522,6 +644,8 @@ static void print_text(FILE *f, const hs_event *e)
         fprintf(f, " address=0x%lx where=%s", (unsigned long)e->gpu_fault->address, fault_where_name(e->gpu_fault->where));
     if (side_has_alloc(sub))
         fprintf(f, " allocation #%llu%+lld", (unsigned long long)sub->alloc.id, (long long)(sub->ptr - sub->alloc.base));
+    if (bs)
+        fprintf(f, " block #%llu%+lld", (unsigned long long)bs->block.id, (long long)(bs->ptr - bs->block.base));
     if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
         fprintf(f, " bytes=%zu", c->bytes);
     if (fi->overrun)
@@ -577,6 +701,45 @@ static void json_gpu_fault(jbuf *b, const hs_gpu_fault *g)
            (unsigned long)g->alloc.base, g->alloc.size, (long long)g->offset);
     json_span(b, "below", g->has_below, &g->below);
     json_span(b, "above", g->has_above, &g->above);
+    jb(b, "}");
+}
+
+/* "key": ["file:line in function", ...], innermost first ([] when none). */
+static void json_python_stack(jbuf *b, const char *key, uint32_t id)
+{
+    const char *texts[HS_PYSTACK_MAX_FRAMES];
+    int n = id ? hs_pystack_frames(id, texts, HS_PYSTACK_MAX_FRAMES) : 0;
+    jb(b, ",\"%s\":[", key);
+    for (int i = 0; i < n; i++) {
+        jb(b, i ? "," : "");
+        jb_string(b, texts[i]);
+    }
+    jb(b, "]");
+}
+
+/* "block": the PyTorch caching-allocator block a finding is about, or null. */
+static void json_block(jbuf *b, const hs_side *s)
+{
+    if (!s) {
+        jb(b, ",\"block\":null");
+        return;
+    }
+    const hs_span *k = &s->block;
+    hs_block_info info = {0};
+    hs_block_info_of(k->id, &info);
+    jb(b, ",\"block\":{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld,\"state\":\"%s\",\"stream\":\"0x%lx\","
+          "\"pool\":[%llu,%llu],\"segment\":",
+       (unsigned long long)k->id, (unsigned long)k->base, k->size, (long long)(s->ptr - k->base),
+       s->block_state == HS_BLOCK_FREED ? "freed" : "live", (unsigned long)k->owner, (unsigned long long)info.pool[0],
+       (unsigned long long)info.pool[1]);
+    hs_block_segment seg;
+    if (hs_block_segment_of(k->base, &seg))
+        jb(b, "{\"base\":\"0x%lx\",\"size\":%zu,\"expandable\":%s}", (unsigned long)seg.base, seg.size,
+           seg.expandable ? "true" : "false");
+    else
+        jb(b, "null");
+    json_python_stack(b, "alloc_python_stack", info.alloc_pystack);
+    json_python_stack(b, "free_python_stack", info.free_pystack);
     jb(b, "}");
 }
 
@@ -673,6 +836,10 @@ static void write_json(const hs_event *e)
     }
     if (e->gpu_fault)
         json_gpu_fault(b, e->gpu_fault);
+    if (e->pystack)
+        json_python_stack(b, "python_stack", e->pystack);
+    if (block_subject(e))
+        json_block(b, block_subject(e));
     jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();

@@ -1,10 +1,13 @@
 #define _GNU_SOURCE
 #include "stacks.h"
 #include "log.h"
+#include "util.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,10 +19,14 @@ typedef struct depot_entry {
     uint64_t hash;          /* key */
     uint32_t id;
     uint32_t nframes;
-    uintptr_t *frames;
     struct depot_entry *next_same_hash;
     UT_hash_handle hh;
+    uintptr_t frames[];
 } depot_entry;
+
+/* What one stored stack costs, as stack_depot_max counts it: its entry, its frames, its by_id
+ * slot and uthash's share of buckets (malloc's own overhead is not counted). */
+#define ENTRY_BYTES(n) (sizeof(depot_entry) + (size_t)(n) * sizeof(uintptr_t) + sizeof(depot_entry *) + 16)
 
 static struct {
     int depth;
@@ -28,7 +35,9 @@ static struct {
     depot_entry *by_hash;
     depot_entry **by_id; /* by_id[id - 1] */
     uint32_t count, capacity;
-} depot = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    uint64_t bytes, max_bytes;   /* stored, and stack_depot_max (findings may go 1/8 past it) */
+    atomic_bool full;            /* a stack was not recorded for want of room (said once) */
+} depot = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_bytes = UINT64_MAX};
 
 static int find_own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -48,9 +57,10 @@ static int find_own_segment(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-void hs_stacks_init(int depth, const void *any_symbol_of_ours)
+void hs_stacks_init(int depth, uint64_t max_bytes, const void *any_symbol_of_ours)
 {
     depot.depth = depth < 0 ? 0 : depth > HS_STACK_MAX_FRAMES ? HS_STACK_MAX_FRAMES : depth;
+    depot.max_bytes = max_bytes ? max_bytes : UINT64_MAX;
     dl_iterate_phdr(find_own_segment, (void *)any_symbol_of_ours);
 }
 
@@ -66,10 +76,13 @@ static uint64_t hash_frames(const uintptr_t *f, int n)
     return h ^ (uint64_t)n;
 }
 
-static uint32_t depot_put(const uintptr_t *frames, int n)
+/* Stores a stack not seen before, unless that would take the depot past its cap (for a
+ * finding's stack, past the cap and its reserve of 1/8 more): then 0, said once. */
+static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
 {
     uint64_t h = hash_frames(frames, n);
-    uint32_t id = 0;
+    uint32_t id = 0, stored = 0;
+    bool say_full = false;
     pthread_mutex_lock(&depot.lock);
     depot_entry *head = NULL;
     HASH_FIND(hh, depot.by_hash, &h, sizeof h, head);
@@ -78,6 +91,15 @@ static uint32_t depot_put(const uintptr_t *frames, int n)
             id = e->id;
             goto out;
         }
+    /* once full, it stays full for all but findings (a smaller stack that would still fit is
+     * refused too: what is recorded does not depend on the order stacks come in) */
+    uint64_t room = for_finding ? depot.max_bytes + depot.max_bytes / 8 : depot.max_bytes;
+    if ((!for_finding && atomic_load_explicit(&depot.full, memory_order_relaxed)) ||
+        depot.bytes + ENTRY_BYTES(n) > room || depot.count == UINT32_MAX - 1) {
+        say_full = !atomic_exchange(&depot.full, true);
+        stored = depot.count;
+        goto out;
+    }
     if (depot.count == depot.capacity) {
         uint32_t cap = depot.capacity ? depot.capacity * 2 : 1024;
         depot_entry **grown = realloc(depot.by_id, cap * sizeof *grown);
@@ -86,18 +108,14 @@ static uint32_t depot_put(const uintptr_t *frames, int n)
         depot.by_id = grown;
         depot.capacity = cap;
     }
-    depot_entry *e = calloc(1, sizeof *e);
-    uintptr_t *copy = malloc(n * sizeof *copy);
-    if (!e || !copy) {
-        free(e);
-        free(copy);
+    depot_entry *e = calloc(1, sizeof *e + n * sizeof *frames);
+    if (!e)
         goto out;
-    }
-    memcpy(copy, frames, n * sizeof *copy);
+    memcpy(e->frames, frames, n * sizeof *frames);
     e->hash = h;
-    e->frames = copy;
     e->nframes = (uint32_t)n;
     e->id = ++depot.count;
+    depot.bytes += ENTRY_BYTES(n);
     depot.by_id[e->id - 1] = e;
     if (head) {
         e->next_same_hash = head->next_same_hash;
@@ -109,17 +127,49 @@ static uint32_t depot_put(const uintptr_t *frames, int n)
     hs_log_write_stack(id, frames, n);
 out:
     pthread_mutex_unlock(&depot.lock);
+    if (say_full)
+        fprintf(stderr,
+                "hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
+                "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
+                (unsigned long long)depot.max_bytes, stored);
     return id;
 }
 
-uint32_t hs_stack_of_frames(const uintptr_t *frames, int n) { return n > 0 ? depot_put(frames, n) : 0; }
+/* libunwind 1.6 (Debian bookworm's) frees unw_backtrace's per-thread cache in the last round of
+ * thread-exit destructors, after ThreadSanitizer has let go of the thread: the cache's lock then
+ * crashes TSan at every such thread's exit.  When TSan is in the process (a TSan-built program,
+ * or tests/sanitizers.sh), stacks are walked with unw_step, which keeps no per-thread cache (but
+ * takes libunwind's global cache lock on every step, not fork-safe: tests/sanitizers.sh). */
+extern void __tsan_init(void) __attribute__((weak));
 
-uint32_t hs_stack_capture(void)
+static int backtrace_pcs(void **pcs, int max)
+{
+    if (!&__tsan_init)
+        return unw_backtrace(pcs, max);
+    unw_context_t uc;
+    unw_cursor_t cursor;
+    int n = 0;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0)
+        return 0;
+    do {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || !ip)
+            break;
+        pcs[n++] = (void *)ip;
+    } while (n < max && unw_step(&cursor) > 0);
+    return n;
+}
+
+uint32_t hs_stack_of_frames(const uintptr_t *frames, int n) { return n > 0 ? depot_put(frames, n, true) : 0; }
+
+static uint32_t capture(bool for_finding)
 {
     if (depot.depth == 0)
         return 0;
     void *raw[HS_STACK_MAX_FRAMES + 16];
-    int got = unw_backtrace(raw, depot.depth + 16);
+    hs_fork_gate_enter(); /* libunwind takes the loader's lock: not across a fork (util.h) */
+    int got = backtrace_pcs(raw, depot.depth + 16);
+    hs_fork_gate_leave();
     uintptr_t frames[HS_STACK_MAX_FRAMES];
     int n = 0;
     for (int i = 0; i < got && n < depot.depth; i++) {
@@ -128,8 +178,13 @@ uint32_t hs_stack_capture(void)
             continue;
         frames[n++] = pc;
     }
-    return n ? depot_put(frames, n) : 0;
+    return n ? depot_put(frames, n, for_finding) : 0;
 }
+
+uint32_t hs_stack_capture(void) { return capture(false); }
+uint32_t hs_stack_capture_for_finding(void) { return capture(true); }
+
+bool hs_stack_depot_full(void) { return atomic_load_explicit(&depot.full, memory_order_relaxed); }
 
 int hs_stack_frames(uint32_t id, uintptr_t *frames, int max)
 {
@@ -164,7 +219,10 @@ void hs_stack_print(uint32_t id, FILE *out)
     uintptr_t frames[HS_STACK_MAX_FRAMES];
     int n = hs_stack_frames(id, frames, HS_STACK_MAX_FRAMES);
     if (n == 0) {
-        fprintf(out, "    <no stack: stack_depth=0 or capture failed>\n");
+        if (id == 0 && depot.depth > 0 && hs_stack_depot_full())
+            fprintf(out, "    <no stack: stack not recorded (stack_depot_max reached) or capture failed>\n");
+        else
+            fprintf(out, "    <no stack: stack_depth=0 or capture failed>\n");
         return;
     }
     for (int i = 0; i < n; i++) {

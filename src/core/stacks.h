@@ -3,19 +3,28 @@
 #ifndef HS_STACKS_H
 #define HS_STACKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 enum { HS_STACK_MAX_FRAMES = 64 };
 
-/* Called once at start: records which code is ours, so our frames are left out of stacks. */
-void hs_stacks_init(int depth, const void *any_symbol_of_ours);
+/* Called once at start: records which code is ours, so our frames are left out of stacks.
+ * The depot stores at most max_bytes of stacks (stack_depot_max; 0: no cap). */
+void hs_stacks_init(int depth, uint64_t max_bytes, const void *any_symbol_of_ours);
 
 /* Captures the caller's stack (without hipshadow's own frames) and returns its depot id;
- * 0 when capture is off or failed. */
+ * 0 when capture is off or failed, or when the stack is new and the depot is full (a stack
+ * already stored is always found). */
 uint32_t hs_stack_capture(void);
+/* The same for a finding's stack: it may take the depot 1/8 past its cap, so that reports made
+ * after the cap was reached still show where they happened. */
+uint32_t hs_stack_capture_for_finding(void);
+/* A stack was left unrecorded for want of room (stack_depot_max; said once on stderr). */
+bool hs_stack_depot_full(void);
 
-/* The depot id of a stack known otherwise (frames, innermost first); 0 when n is 0. */
+/* The depot id of a finding's stack known otherwise (frames, innermost first); 0 when n is 0.
+ * Like hs_stack_capture_for_finding, it may use the reserve past the cap. */
 uint32_t hs_stack_of_frames(const uintptr_t *frames, int n);
 
 /* Copies up to max frames of stack id into frames; returns how many. */

@@ -1,11 +1,22 @@
+/* The stream and event registry (see streams.h).  Memory is bounded by the caps: stream records
+ * (streams_max, reused once retired and quiet), destroyed handles (a ring of as many), event
+ * records (events_max, reused once destroyed).  Handles the program keeps live past a cap are
+ * still in the live index (they are valid), without a record. */
 #include "streams.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-enum { PENDING_CAP = 4096, MAX_STREAMS = 1 << 16, MAX_EVENTS = 1 << 20 };
+enum { PENDING_CAP = 4096 };
+#define UNTRACKED UINT32_MAX /* a live stream's span id when it has no record */
+
+typedef struct gone_handle {
+    uintptr_t handle;
+    uint64_t when;                 /* its end_time_ns in the destroyed index: which destruction */
+} gone_handle;
 
 static struct {
     hs_span_index live, destroyed, events;
@@ -13,16 +24,26 @@ static struct {
     int n_builtin;
     uintptr_t per_thread_handle, legacy_handle;
     pthread_mutex_t lock;          /* creation and destruction only */
-    hs_stream **by_index;          /* MAX_STREAMS slots, mapped once */
+    uint32_t max_streams, max_events; /* streams_max, events_max */
+    hs_stream **by_index;          /* max_streams slots, mapped once */
     atomic_uint n_streams;
-    hs_gpu_event **events_by_id;       /* MAX_EVENTS slots */
+    uint32_t *retired;             /* indices of retired records (max_streams slots) */
+    uint32_t n_retired;
+    gone_handle *gone;             /* destroyed handles remembered, oldest first: a ring of max_streams */
+    uint32_t gone_head, gone_n;
+    hs_gpu_event **events_by_id;       /* max_events slots */
     uint32_t n_events;
     uint32_t *free_event_ids;      /* records of destroyed events, reused by new ones */
     uint32_t n_free_event_ids;
-} st = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    pthread_key_t thread_key;      /* a thread's per-thread stream record, retired at its exit */
+    bool have_thread_key;
+    atomic_bool warned_streams, warned_events;
+} st = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_streams = 4096, .max_events = 65536};
 
-/* Each thread's per-thread default stream (hipStreamPerThread / cudaStreamPerThread). */
+/* Each thread's per-thread default stream (hipStreamPerThread / cudaStreamPerThread), and
+ * whether streams_max left it without a record (then it is not asked for again). */
 static HS_TLS hs_stream *per_thread;
+static HS_TLS bool per_thread_untracked;
 
 static void *map_table(size_t bytes)
 {
@@ -30,9 +51,75 @@ static void *map_table(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* A retired record whose work is all known complete, made fresh for a new stream (st.lock
+ * held).  Its operation numbers go on from where they were: what other streams and events are
+ * ordered after (an index and a number) never covers the new stream's work, and its old
+ * launches stay complete in its ledger ring, which it keeps. */
+static hs_stream *reuse_record(uintptr_t handle, bool blocking)
+{
+    for (uint32_t k = 0; k < st.n_retired; k++) {
+        hs_stream *s = st.by_index[st.retired[k]];
+        pthread_mutex_lock(&s->lock);
+        bool quiet = atomic_load(&s->done) >= __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) && !atomic_load(&s->capturing);
+        if (quiet) {
+            s->handle = handle;
+            s->blocking = blocking;
+            s->vc.n = 0;
+            s->pending_head = 0;
+            __atomic_store_n(&s->pending_n, 0, __ATOMIC_RELAXED); /* all complete (read lock-free too) */
+            atomic_store(&s->pending_host, 0);
+            s->overflowed = false;
+            s->retired = false;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (quiet) {
+            st.retired[k] = st.retired[--st.n_retired];
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Its stream is gone: the record may be reused once its work is done (st.lock held). */
+static void retire_locked(hs_stream *s)
+{
+    if (!s || s->index == 0 || s->retired)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->retired = true;
+    pthread_mutex_unlock(&s->lock);
+    st.retired[st.n_retired++] = s->index;
+}
+
+/* pthread key destructor, in the exiting thread: its per-thread stream record is retired (a
+ * wrapped call made later in its exit, from another destructor, goes unordered). */
+static void thread_gone(void *rec)
+{
+    per_thread = NULL;
+    per_thread_untracked = true;
+    pthread_mutex_lock(&st.lock);
+    retire_locked(rec);
+    pthread_mutex_unlock(&st.lock);
+}
+
 static hs_stream *new_stream(uintptr_t handle, bool blocking)
 {
-    hs_stream *s = calloc(1, sizeof *s);
+    hs_stream *s = reuse_record(handle, blocking);
+    if (s)
+        return s;
+    uint32_t index = atomic_load(&st.n_streams);
+    if (index >= st.max_streams) {
+        if (!atomic_exchange(&st.warned_streams, true))
+            fprintf(stderr,
+                    "hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
+                    "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
+                    "tracked ones are destroyed and done\n",
+                    st.max_streams, st.max_streams);
+        return NULL;
+    }
+    s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63); /* hs_stream keeps lines apart (streams.h) */
+    if (s)
+        memset(s, 0, sizeof *s);
     if (!s)
         return NULL;
     s->handle = handle;
@@ -44,30 +131,30 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
         free(s);
         return NULL;
     }
-    uint32_t index = atomic_load(&st.n_streams);
-    if (index >= MAX_STREAMS) {
-        free(s->pending);
-        free(s);
-        return NULL;
-    }
     s->index = index;
     st.by_index[index] = s;
     atomic_store(&st.n_streams, index + 1); /* publish after the slot is filled */
     return s;
 }
 
-int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle)
+int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle,
+                    uint32_t max_streams, uint32_t max_events)
 {
     st.legacy_handle = legacy_handle;
     st.n_builtin = n_builtin > 4 ? 4 : n_builtin;
     memcpy(st.builtin, builtin, st.n_builtin * sizeof *builtin);
     st.per_thread_handle = per_thread_handle;
-    st.by_index = map_table(MAX_STREAMS * sizeof *st.by_index);
-    st.events_by_id = map_table(MAX_EVENTS * sizeof *st.events_by_id);
-    st.free_event_ids = map_table(MAX_EVENTS * sizeof *st.free_event_ids);
-    if (!st.by_index || !st.events_by_id || !st.free_event_ids || hs_span_index_init(&st.live) || hs_span_index_init(&st.destroyed) ||
-        hs_span_index_init(&st.events))
+    st.max_streams = max_streams ? max_streams : 1;
+    st.max_events = max_events ? max_events : 1;
+    st.by_index = map_table(st.max_streams * sizeof *st.by_index);
+    st.retired = map_table(st.max_streams * sizeof *st.retired);
+    st.gone = map_table(st.max_streams * sizeof *st.gone);
+    st.events_by_id = map_table(st.max_events * sizeof *st.events_by_id);
+    st.free_event_ids = map_table(st.max_events * sizeof *st.free_event_ids);
+    if (!st.by_index || !st.retired || !st.gone || !st.events_by_id || !st.free_event_ids ||
+        hs_span_index_init(&st.live) || hs_span_index_init(&st.destroyed) || hs_span_index_init(&st.events))
         return -1;
+    st.have_thread_key = pthread_key_create(&st.thread_key, thread_gone) == 0;
     return new_stream(0, true) ? 0 : -1; /* index 0: the legacy null stream */
 }
 
@@ -88,9 +175,16 @@ void hs_streams_after_fork(void)
 void hs_stream_created(uintptr_t handle, unsigned nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
     pthread_mutex_lock(&st.lock);
+    hs_span old;
+    if (hs_span_find_exact(&st.live, handle, &old)) { /* destroyed unseen: its record is free */
+        retire_locked(hs_stream_by_index((uint32_t)old.id));
+        hs_span_lock(&st.live);
+        hs_span_remove_locked(&st.live, handle, 0, NULL);
+        hs_span_unlock(&st.live);
+    }
     hs_stream *rec = new_stream(handle, !nonblocking);
     hs_span s = {.base = handle, .size = 1, .time_ns = now_ns, .stack = stack, .thread = thread,
-                 .id = rec ? rec->index : 0, .kind = nonblocking};
+                 .id = rec ? rec->index : UNTRACKED, .kind = nonblocking};
     /* The runtime may hand out a destroyed stream's address again. */
     hs_span_lock(&st.destroyed);
     hs_span_remove_locked(&st.destroyed, handle, 0, NULL);
@@ -99,6 +193,28 @@ void hs_stream_created(uintptr_t handle, unsigned nonblocking, uint32_t stack, u
     hs_span_insert_locked(&st.live, &s, NULL);
     hs_span_unlock(&st.live);
     pthread_mutex_unlock(&st.lock);
+}
+
+/* The destroyed index keeps the last max_streams destroyed handles (st.lock held). */
+static void remember_destroyed_locked(const hs_span *gone)
+{
+    if (st.gone_n == st.max_streams) { /* forget the oldest, unless it was made again since */
+        gone_handle o = st.gone[st.gone_head];
+        hs_span old;
+        if (hs_span_find_exact(&st.destroyed, o.handle, &old) && old.end_time_ns == o.when) {
+            hs_span_lock(&st.destroyed);
+            hs_span_remove_locked(&st.destroyed, o.handle, 0, NULL);
+            hs_span_unlock(&st.destroyed);
+        }
+        st.gone_head = (st.gone_head + 1) % st.max_streams;
+        st.gone_n--;
+    }
+    st.gone[(st.gone_head + st.gone_n) % st.max_streams] = (gone_handle){gone->base, gone->end_time_ns};
+    st.gone_n++;
+    hs_span_lock(&st.destroyed);
+    hs_span_remove_locked(&st.destroyed, gone->base, 0, NULL); /* destroyed unseen before: keep the latest */
+    hs_span_insert_locked(&st.destroyed, gone, NULL);
+    hs_span_unlock(&st.destroyed);
 }
 
 hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns,
@@ -114,11 +230,10 @@ hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t t
         hs_span_lock(&st.live);
         hs_span_remove_locked(&st.live, handle, 0, NULL);
         hs_span_unlock(&st.live);
-        hs_span_lock(&st.destroyed);
-        hs_span_insert_locked(&st.destroyed, &gone, NULL);
-        hs_span_unlock(&st.destroyed);
-        /* The record stays (index slots are never reused): pending work of a destroyed stream
-         * still completes, and reports may name it. */
+        remember_destroyed_locked(&gone);
+        /* The record stays until its work is done (pending work of a destroyed stream still
+         * completes, and reports may name it); then a new stream may reuse it. */
+        retire_locked(hs_stream_by_index((uint32_t)gone.id));
     }
     pthread_mutex_unlock(&st.lock);
     return before;
@@ -149,10 +264,13 @@ hs_stream *hs_stream_get(uintptr_t handle)
     if (handle == 0 || (handle == st.legacy_handle && handle))
         return st.by_index[0];
     if (handle == st.per_thread_handle && st.per_thread_handle) {
-        if (!per_thread) {
+        if (HS_UNLIKELY(!per_thread) && !per_thread_untracked) {
             pthread_mutex_lock(&st.lock);
             per_thread = new_stream(handle, true);
             pthread_mutex_unlock(&st.lock);
+            per_thread_untracked = !per_thread; /* streams_max: this thread's stays unordered */
+            if (per_thread && st.have_thread_key)
+                pthread_setspecific(st.thread_key, per_thread); /* retired when the thread exits */
         }
         return per_thread;
     }
@@ -165,15 +283,25 @@ hs_stream *hs_stream_get(uintptr_t handle)
 void hs_event_created(uintptr_t handle)
 {
     pthread_mutex_lock(&st.lock);
+    hs_span old;
+    hs_span_lock(&st.events);
+    if (hs_span_remove_locked(&st.events, handle, 0, &old)) /* destroyed unseen: its record is free */
+        st.free_event_ids[st.n_free_event_ids++] = (uint32_t)old.id;
+    hs_span_unlock(&st.events);
     hs_gpu_event *e = NULL;
     uint32_t id = 0;
     if (st.n_free_event_ids) {
         id = st.free_event_ids[--st.n_free_event_ids];
         e = st.events_by_id[id];
-    } else if (st.n_events < MAX_EVENTS && (e = calloc(1, sizeof *e))) {
+    } else if (st.n_events < st.max_events && (e = calloc(1, sizeof *e))) {
         id = st.n_events++;
         pthread_mutex_init(&e->lock, NULL);
         st.events_by_id[id] = e;
+    } else if (st.n_events == st.max_events && !atomic_exchange(&st.warned_events, true)) {
+        fprintf(stderr,
+                "hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
+                "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
+                st.max_events, st.max_events);
     }
     if (e) {
         pthread_mutex_lock(&e->lock);

@@ -38,9 +38,9 @@ typedef struct hs_pending_op {
 } hs_pending_op;
 
 typedef struct hs_stream {
-    uintptr_t handle;
+    _Atomic(uintptr_t) handle;    /* atomic: a reused record gets a new one while others read */
     uint32_t index;               /* 0 is the legacy null stream */
-    bool blocking;                /* synchronises with the legacy null stream */
+    atomic_bool blocking;         /* synchronises with the legacy null stream (atomic: as handle) */
     atomic_bool capturing;
     int capture_mode;
     pthread_mutex_t lock;         /* this stream's own: there is no global one */
@@ -50,11 +50,15 @@ typedef struct hs_stream {
     hs_pending_op *pending;       /* ring, oldest first */
     uint32_t pending_cap, pending_head, pending_n;
     atomic_uint pending_host;     /* pending ops with a host range: 0 lets others skip this stream */
-    /* a range holding every pending op's host range (reset when none is left): others skip this
-     * stream, lock-free, when their host range is outside it */
-    _Atomic(uintptr_t) pending_host_lo, pending_host_hi;
-    bool overflowed;              /* stopped tracking: pending_cap reached without a sync */
+    /* a range holding every pending op's host range (empty when none is left): others skip this
+     * stream, lock-free, when their host range is outside it.  A cache line of its own, written
+     * only when the range changes: every other stream's copies read it. */
+    _Alignas(64) _Atomic(uintptr_t) pending_host_lo;
+    _Atomic(uintptr_t) pending_host_hi;
+    _Alignas(64) bool overflowed;              /* stopped tracking: pending_cap reached without a sync */
+    bool retired;                 /* destroyed, or its thread exited: reused once its work is done */
     _Atomic(struct hs_ledger *) ledger; /* its recent launches (ledger.c), made at the first */
+    atomic_bool no_ledger;        /* ledger_max was spent before its first launch: none is kept */
 } hs_stream;
 
 typedef struct hs_gpu_event {
@@ -66,7 +70,14 @@ typedef struct hs_gpu_event {
     hs_vclock vc;                 /* everything the record is ordered after */
 } hs_gpu_event;
 
-int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle);
+/* max_streams (streams_max): stream records at once, the legacy null stream's and per-thread
+ * streams' included; a retired record is reused by a new stream once its work is known complete.
+ * A stream made when none is free is live and valid but has no record: hs_stream_get gives NULL
+ * (no ordering, as for streams the runtime made unseen).  As many destroyed handles are
+ * remembered (the oldest forgotten first).  max_events (events_max): the same for events.  Each
+ * cap, once reached, is said once on stderr. */
+int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle,
+                    uint32_t max_streams, uint32_t max_events);
 
 void hs_stream_created(uintptr_t handle, unsigned flags_nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns);
 /* Marks the handle destroyed; returns its state before (so destroying twice is caught). */

@@ -1,8 +1,12 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +51,97 @@ uint32_t hs_thread_id(void)
     if (!cached_tid)
         cached_tid = (uint32_t)syscall(SYS_gettid);
     return cached_tid;
+}
+
+/* ---- the fork gate (util.h) ----
+ * Readers are the stack walks, the writer is fork: writer-preferring, so a steady stream of walks
+ * cannot hold fork off.  A thread's nested entries take the lock once (a writer waiting between
+ * two read locks of one thread would deadlock them).  A fork from inside the gate (a signal
+ * handler interrupting a walk) does not wait for itself. */
+static pthread_rwlock_t fork_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static HS_TLS int gate_depth;
+static HS_TLS int gate_closed_here;
+
+void hs_fork_gate_enter(void)
+{
+    if (gate_depth++ == 0)
+        pthread_rwlock_rdlock(&fork_gate);
+}
+
+void hs_fork_gate_leave(void)
+{
+    if (--gate_depth == 0)
+        pthread_rwlock_unlock(&fork_gate);
+}
+
+void hs_fork_gate_close(void)
+{
+    gate_closed_here = gate_depth == 0 && pthread_rwlock_wrlock(&fork_gate) == 0;
+}
+
+void hs_fork_gate_open(void)
+{
+    if (gate_closed_here)
+        pthread_rwlock_unlock(&fork_gate);
+    gate_closed_here = 0;
+}
+
+/* ThreadSanitizer's runtime, when it is in the process: it must hear that the write lock the
+ * fork took is gone (else it reports the child's read locks against it). */
+extern int __tsan_mutex_pre_unlock(void *addr, unsigned flags) __attribute__((weak));
+extern void __tsan_mutex_post_unlock(void *addr, unsigned flags) __attribute__((weak));
+
+void hs_fork_gate_reset(void)
+{
+    /* Re-made, not unlocked: glibc's rwlock knows its writer by thread id, and the child's thread
+     * has a new one (an unlock would be taken for a reader's and leave it write-locked). */
+    if (gate_closed_here && __tsan_mutex_pre_unlock && __tsan_mutex_post_unlock) {
+        __tsan_mutex_pre_unlock(&fork_gate, 0);
+        __tsan_mutex_post_unlock(&fork_gate, 0);
+    }
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&fork_gate, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    gate_depth = gate_closed_here = 0;
+}
+
+/* A wrapped call made from a program's .preinit_array initialises hipshadow before the C library
+ * has set environ: getenv("HIPSHADOW_OPTIONS") was NULL there, and every option (findings, log,
+ * mode, exitcode) was silently dropped.  Then the process's initial environment, which is what
+ * environ will hold, is read once from /proc/self/environ (single-threaded: nothing runs yet). */
+const char *hs_getenv(const char *name)
+{
+    extern char **environ;
+    static char *initial;
+    static size_t initial_len;
+    if (environ)
+        return getenv(name);
+    if (!initial) {
+        int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+        size_t cap = 0;
+        for (ssize_t n = 1; fd >= 0 && n > 0;) {
+            if (initial_len + 4096 + 1 > cap) {
+                char *grown = realloc(initial, cap = cap * 2 + 8192);
+                if (!grown)
+                    break;
+                initial = grown;
+            }
+            n = read(fd, initial + initial_len, cap - initial_len - 1);
+            initial_len += n > 0 ? (size_t)n : 0;
+        }
+        if (fd >= 0)
+            close(fd);
+        if (!initial)
+            return NULL;
+        initial[initial_len] = 0;
+    }
+    size_t len = strlen(name);
+    for (const char *p = initial; p < initial + initial_len; p += strlen(p) + 1)
+        if (!strncmp(p, name, len) && p[len] == '=')
+            return p + len + 1;
+    return NULL;
 }
 
 /* Runs in the child after fork, on the only thread there: its tid changed. */

@@ -15,6 +15,19 @@ uint64_t hs_order_stamp(void);     /* a cheap, monotonic stamp: which of two eve
 uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
 uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
+/* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
+ * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is
+ * inside.  glibc does not reset the lock dl_iterate_phdr takes in a fork child: a fork while
+ * another thread walked a stack left the child hung at its first stack capture.  Re-entrant per
+ * thread. */
+void hs_fork_gate_enter(void);
+void hs_fork_gate_leave(void);
+void hs_fork_gate_close(void);   /* atfork prepare */
+void hs_fork_gate_open(void);    /* atfork parent */
+void hs_fork_gate_reset(void);   /* atfork child */
+/* getenv, also from a program's .preinit_array, which runs before the C library sets environ
+ * (getenv finds nothing then): the initial environment is read from /proc/self/environ. */
+const char *hs_getenv(const char *name);
 
 /* printf into buf[*len..cap): never past cap (a full buffer keeps its last byte for a NUL), no
  * allocation; *len grows by what fitted. */

@@ -12,7 +12,9 @@ import tempfile
 CONTRACT_FIELDS = {"kind", "severity", "api", "action", "direction", "dst", "src", "bytes", "alloc",
                    "overrun", "stream", "stack", "thread", "time_ns", "device"}
 OPTIONAL_FIELDS = {"kernels",  # device-fault and kernel-use-after-free: the launches involved
-                   "fault"}    # device-fault from the runtime's memory-fault event: the address
+                   "fault",    # device-fault from the runtime's memory-fault event: the address
+                   "python_stack",  # with the PyTorch plugin: the Python stack at the call
+                   "block"}    # a PyTorch caching-allocator block the finding is about
 
 SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
            "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
@@ -21,6 +23,8 @@ SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "over
 # faulting kernel as the first suspect.
 GPU_FAULT = {"api": "HSA_AMD_GPU_MEMORY_FAULT_EVENT", "severity": "error", "fault.reasons": ["page-not-present"],
              "kernels.0.name": "poke"}
+
+SEED003_OUT = ["hipMemcpyDtoH returned 1; first host byte 0xab"]  # seed003_embedding's own output
 
 # name: program, options, expected kinds (exact counts), field checks per kind, text checks, exit status
 CASES = {
@@ -128,7 +132,9 @@ CASES = {
     "clean_inference_loop": dict(
         program="clean_inference_loop", kinds={}, stdout_has=["clean loop done"], exit=0),
     "threads_no_findings_no_deadlock": dict(
-        program="threads", kinds={}, stdout_has=["8 threads x 2000 cycles: 0 threads saw wrong data"], exit=0),
+        program="threads", kinds={}, stdout_has=["8 threads x 2000 cycles: 0 threads saw wrong data"],
+        # every call of the threads that exited is counted: 8 x (2 + 2000 x 5 + 2)
+        stderr_has=["in 80032 checked calls"], exit=0),
     "fork_child_own_findings": dict(
         program="fork_child", per_process=True,
         kinds={"out-of-bounds": 2, "runtime-error": 2}, processes=2, exit=0),
@@ -148,31 +154,112 @@ CASES = {
     "suppressions_missing_file": dict(
         program="seed003_embedding", options="suppressions=@TMP@/nofile", kinds={"out-of-bounds": 1, "runtime-error": 1},
         stderr_has=["option 'suppressions': cannot read", "No such file or directory", "no findings are suppressed"],
-        exit=0),
+        stderr_once=["option 'suppressions'"], stdout_has=SEED003_OUT, exit=0),
+    "suppressions_missing_dir": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/nodir/supp", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["option 'suppressions': cannot read '@TMP@/nodir/supp': No such file or directory; "
+                     "no findings are suppressed"], stdout_has=SEED003_OUT, exit=0),
     "suppressions_is_directory": dict(
         program="seed003_embedding", options="suppressions=@TMP@", kinds={"out-of-bounds": 1, "runtime-error": 1},
-        stderr_has=["option 'suppressions': cannot read", "it is a directory"], exit=0),
+        stderr_has=["option 'suppressions': cannot read", "it is a directory"],
+        stderr_once=["option 'suppressions'"], stdout_has=SEED003_OUT, exit=0),
     "log_missing_dir": dict(
         program="seed003_embedding", options="log=@TMP@/nodir/hs.log", kinds={"out-of-bounds": 1, "runtime-error": 1},
         stderr_has=["cannot create the post-mortem log", "No such file or directory", "the program carries on"],
-        stdout_has=[], exit=0),
+        stderr_once=["post-mortem log"], stdout_has=SEED003_OUT, exit=0),
     "log_is_directory": dict(
         program="seed003_embedding", options="log=@TMP@", kinds={"out-of-bounds": 1, "runtime-error": 1},
-        stderr_has=["cannot create the post-mortem log", "Is a directory", "the program carries on"], exit=0),
+        stderr_has=["cannot create the post-mortem log", "Is a directory", "the program carries on"],
+        stderr_once=["post-mortem log"], stdout_has=SEED003_OUT, exit=0),
     "findings_file_taken": dict(
         program="seed003_embedding", options="findings=@TMP@/findings.taken.json", files={"findings.taken.json": ""},
         kinds={"out-of-bounds": 1, "runtime-error": 1},
-        stderr_has=["findings.taken.json' exists; this process writes its findings to", "findings.taken-1.json"], exit=0),
+        stderr_has=["findings.taken.json' exists; this process writes its findings to", "findings.taken-1.json"],
+        stderr_once=["option 'findings'"], empty_after=["findings.taken.json"], stdout_has=SEED003_OUT, exit=0),
     "findings_missing_dir": dict(
         program="seed003_embedding", options="findings=@TMP@/nodir/f.json", kinds={},
         stderr_has=["option 'findings': cannot create", "No such file or directory", "SUMMARY: hipshadow: 2 findings"],
-        exit=0),
+        stderr_once=["option 'findings'"], stdout_has=SEED003_OUT, exit=0),
     "findings_is_directory": dict(
         program="seed003_embedding", options="findings=@TMP@", kinds={},
-        stderr_has=["is a directory, not a file; findings go to the text report only"], exit=0),
+        stderr_once=["is a directory, not a file; findings go to the text report only"], stdout_has=SEED003_OUT, exit=0),
     "findings_is_device": dict(
         program="seed003_embedding", options="findings=/dev/full", kinds={},
-        stderr_has=["'/dev/full' is a device or special file, not a file"], exit=0),
+        stderr_once=["option 'findings': '/dev/full' is a device or special file, not a file"], stdout_has=SEED003_OUT,
+        exit=0),
+    # Hardening (issue 11): bad paths for log, findings and suppressions that the cases above do
+    # not cover.  Each gives one clear message and leaves the program as it was (its output, its
+    # findings, its exit status).
+    "log_is_device": dict(
+        program="seed003_embedding", options="log=/dev/full", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["cannot create the post-mortem log '/dev/full': it is a device or special file, not a file; "
+                     "the program carries on without it"], stdout_has=SEED003_OUT, exit=0),
+    "log_is_symlink": dict(
+        program="seed003_embedding", options="log=@TMP@/hs.log", files={"target.log": ""},
+        symlinks={"hs.log": "@TMP@/target.log"}, kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["cannot create the post-mortem log '@TMP@/hs.log': it is a symbolic link"],
+        empty_after=["target.log"], stdout_has=SEED003_OUT, exit=0),
+    "log_file_taken": dict(
+        program="seed003_embedding", options="log=@TMP@/hs.log", files={"hs.log": ""},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["log '@TMP@/hs.log' exists; this process writes its log to '@TMP@/hs-1.log'"],
+        empty_after=["hs.log"], exists_after=["hs-1.log"], stdout_has=SEED003_OUT, exit=0),
+    "findings_is_symlink": dict(
+        program="seed003_embedding", options="findings=@TMP@/f.json", files={"target.json": ""},
+        symlinks={"f.json": "@TMP@/target.json"}, kinds={},
+        stderr_once=["option 'findings': '@TMP@/f.json' is a symbolic link, not a file; findings go to the text report only"],
+        stderr_has=["SUMMARY: hipshadow: 2 findings"], empty_after=["target.json"], stdout_has=SEED003_OUT, exit=0),
+    "suppressions_is_device": dict(
+        program="seed003_embedding", options="suppressions=/dev/full", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["option 'suppressions': cannot read '/dev/full': it is not a regular file; no findings are suppressed"],
+        stdout_has=SEED003_OUT, exit=0),
+    "suppressions_symlink_followed": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/supp", files={"real.supp": "out-of-bounds:main\n"},
+        symlinks={"supp": "@TMP@/real.supp"}, kinds={"runtime-error": 1},
+        stderr_lacks=["option 'suppressions'"], stdout_has=SEED003_OUT, exit=0),
+    "suppressions_dangling_symlink": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/supp", symlinks={"supp": "@TMP@/gone.supp"},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["option 'suppressions': cannot read '@TMP@/supp': No such file or directory"],
+        stdout_has=SEED003_OUT, exit=0),
+    "suppressions_not_a_suppressions_file": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/notes.md",
+        files={"notes.md": "".join(f"line {i} of some notes: not a rule\n" for i in range(300))},
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        stderr_once=["option 'suppressions': 300 lines of '@TMP@/notes.md' are not 'kind:pattern' with a known kind "
+                     "or '*' (the first is line 1); they are ignored, and no findings are suppressed"],
+        stdout_has=SEED003_OUT, exit=0),
+    "suppressions_one_bad_line": dict(
+        program="seed003_embedding", options="suppressions=@TMP@/supp",
+        files={"supp": "# known\nout-of-bound:main\nout-of-bounds:main\n"}, kinds={"runtime-error": 1},
+        stderr_once=["@TMP@/supp:2: expected 'kind:pattern' with a known kind or '*'; line ignored"],
+        stdout_has=SEED003_OUT, exit=0),
+    # Hardening: signals, exit order, calls before hipshadow's constructor.
+    "signal_handlers_kept": dict(
+        program="signal_chain", options="log=@TMP@/hs.%p.log", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 64}}, stdout_has=["handlers: kept 5 of 5, ran 2 of 2"],
+        stdout_lacks=["was replaced"], exit=0),
+    "exit_atexit_handler_counted": dict(
+        program="exit_order", args=["atexit"], options="exitcode=7", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 72}}, stdout_has=["exit_order atexit: main done"],
+        stderr_has=["exit_order: handler done", "SUMMARY: hipshadow: 2 findings (2 errors)"], exit=7),
+    "exit_handler_after_summary": dict(
+        program="exit_order", args=["late"], options="exitcode=7", kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"overrun": 72}}, stdout_has=["exit_order late: main done"],
+        stderr_has=["SUMMARY: hipshadow: 0 findings (0 errors)", "exit_order: handler done"],
+        stderr_once=["SUMMARY: hipshadow: out-of-bounds"],
+        stderr_after=["SUMMARY: hipshadow: 0 findings", "the next finding comes after the exit SUMMARY",
+                      "ERROR: hipshadow: out-of-bounds", "exit_order: handler done"], exit=0),
+    "exit_with_threads_copying": dict(
+        program="exit_order", args=["thread"], kinds={}, stdout_has=["exit_order thread: main done"],
+        stderr_has=["SUMMARY: hipshadow: 0 findings (0 errors)"], exit=0),
+    "calls_before_init": dict(
+        program="early_calls", options="mode=block:exitcode=7", kinds={"out-of-bounds": 3},
+        field_sets={"out-of-bounds": [{"overrun": 32, "alloc.size": 128, "action": "blocked"},
+                                      {"overrun": 64, "alloc.size": 96, "action": "blocked"},
+                                      {"overrun": 16, "alloc.size": 48, "action": "blocked"}]},
+        stderr_has=["early_calls: preinit ran", "early_calls_lib: constructor ran"],
+        stdout_has=["early calls: preinit 1, library 1, main done"], exit=7),
     "report_path_file": dict(
         program="kv_cache_dump", options="report_path=@TMP@/report.%p.txt",
         kinds={"out-of-bounds": 1, "runtime-error": 1}, report_file_has=["ERROR: hipshadow: out-of-bounds"],
@@ -404,6 +491,40 @@ CASES = {
         kinds={"use-after-free": 1, "runtime-error": 1},
         fields={"use-after-free": {"alloc.size": 1024}},
         stderr_has=["Freed by thread", "from hipMallocFromPoolAsync"], exit=0),
+    # Bounded memory (issue 11): a cap reached is said once (the only warning), never a failure.
+    "caps_streams_reused": dict(
+        program="caps", args=["streams-reused"], options="streams_max=4",
+        kinds={"async-overlap": 1},
+        fields={"async-overlap": {"api": "hipMemcpyAsync", "direction": "D2H", "bytes": 4096}},
+        stdout_has=["streams reused"], stderr_lacks=["streams_max", "hipshadow: WARNING"], exit=0),
+    "caps_streams_cap": dict(
+        program="caps", args=["streams-cap"], options="streams_max=4",
+        kinds={"invalid-stream": 1, "runtime-error": 1, "async-overlap": 1},
+        stdout_has=["streams capped"],
+        stderr_has=["was destroyed before this call"],
+        stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: streams_max=4 reached"], exit=0),
+    "caps_streams_churn": dict(
+        program="caps", args=["streams-churn"], options="streams_max=4",
+        kinds={}, stdout_has=["streams churned"],
+        stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: streams_max=4 reached"], exit=0),
+    "caps_stack_depot": dict(
+        program="caps", args=["stacks"], options="stack_depot_max=4k",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},
+        fields={"out-of-bounds": {"bytes": 8192, "overrun": 4096, "alloc.size": 4096}},
+        stdout_has=["stacks done"], stderr_has=["stack not recorded (stack_depot_max reached)"],
+        stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: stack_depot_max=4096 reached"], exit=0),
+    "caps_ledger": dict(
+        program="caps", args=["ledger"], options="ledger_size=4:ledger_max=10",
+        kinds={}, stdout_has=["host functions ran 30 times"],
+        stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: ledger_max=10 reached"], exit=0),
+    "caps_events": dict(
+        program="caps", args=["events"], options="events_max=4",
+        kinds={}, stdout_has=["events done"],
+        stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: events_max=4 reached"], exit=0),
+    # 2M pairs here (about 6 s); tools/bench.sh rss runs 10M.  The bound is 8 MiB.
+    "rss_flat_alloc_free": dict(
+        program="alloc_free_rss", args=["2000000", "200000", "8192"], kinds={},
+        stdout_has=["rss: warm-up"], exit=0),
     "clean_events": dict(program="clean_events", kinds={}, stdout_has=["events clean"], exit=0),
     "clean_double_buffer": dict(program="clean_double_buffer", kinds={},
                                 stdout_has=["double buffer: last value 199"], exit=0),
@@ -464,6 +585,8 @@ def main():
         for fname, text in case.get("files", {}).items():
             with open(os.path.join(tmp, fname), "w") as f:
                 f.write(text)
+        for link, target in case.get("symlinks", {}).items():
+            os.symlink(target.replace("@TMP@", tmp), os.path.join(tmp, link))
         findings = os.path.join(tmp, "findings.%p.json")
         opts = ["--findings", findings]
         for kv in filter(None, case.get("options", "").replace("@TMP@", tmp).split(":")):
@@ -511,14 +634,33 @@ def main():
             if r["kind"] != "leak" and not r["stack"]:
                 failures.append(f"{r['kind']} has no stack")
         for text in case.get("stderr_has", []):
-            if text not in proc.stderr:
+            if text.replace("@TMP@", tmp) not in proc.stderr:
                 failures.append(f"stderr lacks {text!r}")
+        for text in case.get("stderr_once", []):  # one clear message: said exactly once
+            n = proc.stderr.count(text.replace("@TMP@", tmp))
+            if n != 1:
+                failures.append(f"stderr has {text!r} {n} times, expected once")
+        for fname in case.get("empty_after", []):  # a file hipshadow must not have written through a link
+            if os.path.getsize(os.path.join(tmp, fname)) != 0:
+                failures.append(f"{fname} was written to")
+        for fname in case.get("exists_after", []):
+            if not os.path.exists(os.path.join(tmp, fname)):
+                failures.append(f"{fname} was not created")
         for text in case.get("stderr_lacks", []):
             if text in proc.stderr:
                 failures.append(f"stderr has {text!r}")
         for text in case.get("stdout_has", []):
             if text not in proc.stdout:
                 failures.append(f"stdout lacks {text!r}")
+        for text in case.get("stdout_lacks", []):
+            if text in proc.stdout:
+                failures.append(f"stdout has {text!r}")
+        at = 0
+        for text in case.get("stderr_after", []):  # these texts, in this order
+            found = proc.stderr.find(text, at)
+            if found < 0:
+                failures.append(f"stderr lacks {text!r} after the text before it")
+            at = max(at, found)
         if "report_file_has" in case:
             reports = [f for f in os.listdir(tmp) if f.startswith("report.")]
             content = "".join(open(os.path.join(tmp, f)).read() for f in reports)

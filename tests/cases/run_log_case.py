@@ -14,7 +14,7 @@ import tempfile
 
 launcher, cases, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
 failures = []
-last_status = None
+last_status = last_proc = None
 
 
 def check(cond, what):
@@ -31,8 +31,8 @@ def run(tmp, program, *args, options=(), expect=0):
     proc = subprocess.run([launcher] + opts + ["--", os.path.join(cases, program)] + list(args),
                           env=env, capture_output=True, text=True, timeout=300)
     sys.stderr.write(proc.stderr[-4000:])
-    global last_status
-    last_status = proc.returncode
+    global last_status, last_proc
+    last_status, last_proc = proc.returncode, proc
     if expect is not None:
         check(proc.returncode == expect, f"{program} {args}: exit status {proc.returncode}, expected {expect}")
     return sorted(os.path.join(tmp, f) for f in os.listdir(tmp) if f.startswith("hs.") and f.endswith(".log"))
@@ -161,6 +161,52 @@ def case_launches_in_report(tmp):
     check(data["summary"]["launches"] == 8, "json summary counts launches")
     text = report("text", logs)
     check("launches: 8" in text and "       8  scale" in text, "text summary counts launches by kernel")
+
+
+def stress_run(tmp, ops):
+    """One run of stress_threads (16 threads x ops) under log_mode=full, checked against its own
+    counts; the log is removed afterwards.  Returns the wall time."""
+    import re, time
+    t0 = time.monotonic()
+    logs = run(tmp, "stress_threads", "16", str(ops), options=("log_mode=full",))
+    wall = time.monotonic() - t0
+    out = last_proc.stdout
+    check(f"16 threads x {ops} ops" in out and ": 0 mismatches" in out, f"every read-back right: {out[-200:]}")
+    check("SUMMARY: hipshadow: 0 findings (0 errors)" in last_proc.stderr, "no finding")
+    check(len(logs) == 1, f"one log: {logs}")
+    made = {api: int(n) for api, n in re.findall(r"^calls (\w+) (\d+)$", out, re.M)}
+    check(len(made) == 10 and all(made.values()), f"the program counted its calls: {made}")
+    text = report("text", logs)
+    section = text.split("calls by API:", 1)[-1].split("bytes by direction:", 1)[0]
+    logged = {api: int(n) for api, n in re.findall(r"^\s+(\w+)\s+(\d+)$", section, re.M)}
+    check(logged == made, f"{ops} ops: calls by API in the report = calls made: {logged} vs {made}")
+    m = re.search(r"^copies H2D (\d+) D2H (\d+)$", out, re.M)
+    for d, n in zip(("H2D", "D2H"), m.groups() if m else ()):
+        got = re.search(rf"^\s+{d}\s+.* in (\d+) copies$", text, re.M)
+        check(got is not None and got.group(1) == n, f"{d} copies in the report: {got and got.group(1)}, made {n}")
+    check("findings by kind: none" in text, "the log has no finding")
+    check("leaks: 0 allocations" in text, "every allocation's free is in the log")
+    # a record written with time 0 (a call that raced the log's opening) puts the peak ~56 years in
+    peak = re.search(r"peak device memory in use: .* at \+([0-9.]+) s", text)
+    check(peak is not None and float(peak.group(1)) <= wall, f"{ops} ops: event times lie within the run: {peak and peak.group(0)}")
+    for log in logs:
+        os.unlink(log)
+    return wall
+
+
+def case_threads_stress_counts(tmp):
+    """Hardening: 16 threads x 100,000 mixed wrapped calls each (alloc, H2D, D2H, async copies on
+    per-thread streams, syncs, free) under log_mode=full: no deadlock (run's timeout), no finding,
+    every read-back right, and the report counts exactly the calls and copies the program made.
+    Five short runs first: the 16 threads' first calls race hipshadow's opening of the log, and a
+    race lost shows as calls missing from the log or recorded with time 0.  HS_STRESS_OPS
+    overrides the 100,000 (5,000 in the sanitizer builds)."""
+    for _ in range(5):
+        stress_run(tmp, 300)
+    sanitized = "ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ  # tests/sanitizers.sh: 5-10x slower
+    ops = int(os.environ.get("HS_STRESS_OPS", "5000" if sanitized else "100000"))
+    wall = stress_run(tmp, ops)
+    print(f"stress_threads 16 x {ops}: {wall:.1f} s under hipshadow with log_mode=full")
 
 
 def png_pixels(path):

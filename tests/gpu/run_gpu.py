@@ -10,6 +10,10 @@
                      CMake) give the same findings; ctypes through a runtime handle; PyTorch with
                      expandable segments (zero findings, and a planted read past the last map)
   run_gpu.py peer    two GPUs: a peer copy overrunning an allocation on device 1
+  run_gpu.py torch-blocks  PyTorch's caching allocator block by block (libhipshadow-torch.so, built
+                     here first): planted bugs on tensors, zero findings on real workloads (with the
+                     tracking checked active), the fallbacks, and recorded traces (into $OUT)
+  run_gpu.py torch-bench   GPT-2 tokens/s and a training step's time, plain and with block tracking
 Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu)."""
 import json
 import os
@@ -18,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 launcher = os.environ.get("HS_LAUNCHER", "build/tools/hipshadow")
@@ -47,9 +52,17 @@ def run(cmd, preload=True, options=(), env_extra=None, timeout=600):
     return proc, kinds, records
 
 
-def expect(name, cmd, kinds, options=(), env_extra=None, fields=None, out_has=None, min_calls=1):
+def expect(name, cmd, kinds, options=(), env_extra=None, fields=None, out_has=None, min_calls=1, err_has=(),
+           check=None):
     proc, got, records = run(cmd, options=options, env_extra=env_extra)
     ok = got == kinds
+    for text in err_has:
+        if text not in proc.stderr:
+            ok = False
+            print(f"  stderr lacks {text!r}")
+    if check and not check(records, proc):
+        ok = False
+        print("  the extra check failed")
     calls = [int(l.split(" in ")[1].split()[0]) for l in proc.stderr.splitlines()
              if l.startswith("SUMMARY: hipshadow:") and " checked calls" in l]
     if not calls or calls[-1] < min_calls:  # the wrappers really saw the program's calls
@@ -93,13 +106,18 @@ def tests():
     if subprocess.run([py, "-c", "import torch, transformers; assert torch.cuda.is_available()"]).returncode:
         print("SKIP: PyTorch with CUDA, or transformers, is not available")
         return
+    if not build_plugin():  # PyTorch's blocks are tracked by default: the plugin is part of the front-end
+        failures.append("building libhipshadow-torch.so")
     proc, _ = expect("pytorch-gpt2-clean", [py, os.path.join(here, "torch_gpt2.py"), "64", "8"], {},
                      out_has="TOKENS_PER_S", min_calls=100)
     print(proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:])
     ct = os.path.join(here, "torch_ctypes.py")
     expect("ctypes-past-segment", [py, ct, "segment"], {"out-of-bounds": 1}, options=["mode=block"],
            fields={"out-of-bounds": {"overrun": 4096, "api": "cudaMemcpy"}})
-    expect("ctypes-past-tensor-cached (invisible)", [py, ct, "tensor"], {}, options=["mode=block"])
+    expect("ctypes-past-tensor-cached, blocks tracked", [py, ct, "tensor"], {"region-overrun": 1},
+           options=["mode=block"], fields={"region-overrun": {"overrun": 4096}})
+    expect("ctypes-past-tensor-cached, torch_blocks=0 (invisible)", [py, ct, "tensor"], {},
+           options=["mode=block", "torch_blocks=0"])
     expect("ctypes-past-tensor-no-caching", [py, ct, "tensor"], {"out-of-bounds": 1}, options=["mode=block"],
            env_extra={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
     expect("ctypes-past-tensor-annotated", [py, ct, "annotated"], {"region-overrun": 1}, options=["mode=block"],
@@ -313,8 +331,171 @@ def peer():
            fields={"out-of-bounds": {"overrun": 1024, "device": 1}})
 
 
+BLOCK = "PyTorch caching-allocator block"
+
+
+def blocks_line(proc):
+    """The exit line of block statistics (verbosity=1) as {name: count}, {} when absent."""
+    for line in proc.stderr.splitlines():
+        if line.startswith("hipshadow: PyTorch caching-allocator blocks:"):
+            words = line.replace("(", " ").replace(")", " ").replace(",", " ").split()
+            counts = {"events": int(words[4])}
+            for i, w in enumerate(words[:-1]):
+                if words[i + 1].isdigit() and w in ("alloc", "free_requested", "free_completed", "segment_alloc",
+                                                    "segment_free", "segment_map", "segment_unmap"):
+                    counts[w] = int(words[i + 1])
+            return counts
+    return {}
+
+
+def tracked(records, proc):
+    counts = blocks_line(proc)
+    print(f"  blocks: {counts}")
+    return counts.get("alloc", 0) > 0 and counts.get("free_completed", 0) > 0
+
+
+def has_frame(key, text):
+    return lambda r: any(text in f for f in (r.get(key) if "." not in key else
+                                             r.get(key.split(".")[0], {}).get(key.split(".")[1], [])) or [])
+
+
+def report_excerpt(proc, first=40):
+    lines = proc.stderr.splitlines()
+    start = next((i for i, l in enumerate(lines) if "ERROR: hipshadow" in l or "WARNING: hipshadow" in l), None)
+    if start is not None:
+        print("\n".join("    | " + l for l in lines[start - 1:start + first]))
+
+
+def build_plugin():
+    out = os.path.join(os.path.dirname(os.path.abspath(launcher)), "..", "src")
+    b = subprocess.run(["bash", os.path.join(here, "..", "..", "src", "torch", "build.sh"), out], capture_output=True,
+                       text=True)
+    print(b.stdout.strip(), b.stderr[-3000:])
+    return b.returncode == 0
+
+
+def torch_blocks():
+    py = shutil.which("python3")
+    if subprocess.run([py, "-c", "import torch; assert torch.cuda.is_available()"]).returncode:
+        print("SKIP: PyTorch with CUDA is not available")
+        sys.exit(77)
+    if not build_plugin():
+        failures.append("building libhipshadow-torch.so")
+        return
+    tb = os.path.join(here, "torch_blocks.py")
+    proc, _ = expect("blocks: D2H past a tensor, inside its segment", [py, tb, "overrun"], {"region-overrun": 1},
+                     options=["mode=block"], err_has=[BLOCK, "runs 4096 bytes past the end of " + BLOCK],
+                     fields={"region-overrun": {"overrun": 4096, "block.size": 4000, "block.state": "live",
+                                                "api": "cudaMemcpy", "action": "blocked"}})
+    report_excerpt(proc)
+    def uaf_stacks(records, proc):
+        r = next((r for r in records if r["kind"] == "use-after-free"), {})
+        ok = has_frame("python_stack", "in copy_out")(r) and has_frame("block.alloc_python_stack", "in make_tensor")(r)
+        ok = ok and has_frame("block.free_python_stack", "in release")(r) and len(r.get("stack", [])) > 0
+        print(f"  python_stack {r.get('python_stack', [])[:2]}, alloc {r.get('block', {}).get('alloc_python_stack', [])[:1]}"
+              f", free {r.get('block', {}).get('free_python_stack', [])[:1]}")
+        return ok
+    proc, _ = expect("blocks: D2H from a freed tensor's old pointer (python_stacks=alloc)", [py, tb, "uaf"],
+                     {"use-after-free": 1}, options=["mode=block", "python_stacks=alloc"],
+                     err_has=[BLOCK, "which was freed", "Python stack", "handed out by thread", "freed by thread"],
+                     fields={"use-after-free": {"block.state": "freed", "block.size": 4000}}, check=uaf_stacks)
+    report_excerpt(proc, 70)
+    expect("blocks: the same, default options (Python stack at the copy)", [py, tb, "uaf"], {"use-after-free": 1},
+           options=["mode=block"], check=lambda r, p: all(has_frame("python_stack", "in copy_out")(x) for x in r))
+    expect("blocks: the old pointer after the block was handed out again", [py, tb, "reuse"], {}, out_has="OK reuse")
+    proc, _ = expect("blocks: a kernel launched on a freed tensor's old pointer", [py, tb, "kernel"],
+                     {"kernel-use-after-free": 1}, options=["mode=block"], err_has=[BLOCK],
+                     fields={"kernel-use-after-free": {"severity": "error", "block.state": "freed"}})
+    report_excerpt(proc, 30)
+    proc, got, _ = run([py, tb, "kernel-torch"], options=["mode=block"])
+    print(f"INFO blocks: PyTorch's fill_ on a tensor aliasing a freed block: findings {got} (not asserted)")
+    expect("blocks off (torch_blocks=0): the overrun is invisible again", [py, tb, "overrun"], {},
+           options=["mode=block", "torch_blocks=0"], out_has="OK overrun")
+    expect("no plugin: one info line, segment level", [py, tb, "overrun"], {},
+           options=["mode=block", "torch_plugin=/nonexistent/libhipshadow-torch.so"], out_has="OK overrun",
+           err_has=["blocks are not tracked: no plugin at"])
+    ct = os.path.join(here, "torch_ctypes.py")
+    expect("ctypes: past the segment", [py, ct, "segment"], {"out-of-bounds": 1}, options=["mode=block"],
+           fields={"out-of-bounds": {"overrun": 4096}})
+    expect("ctypes: past the tensor, inside the segment", [py, ct, "tensor"], {"region-overrun": 1},
+           options=["mode=block"], fields={"region-overrun": {"overrun": 4096}})
+    expect("ctypes: annotated tensor (the annotation wins, one finding)", [py, ct, "annotated"], {"region-overrun": 1},
+           options=["mode=block"], fields={"region-overrun": {"overrun": 4096}})
+    out = os.environ.get("OUT", tempfile.gettempdir())
+    gpt2 = os.path.join(here, "torch_gpt2.py")
+    wl = os.path.join(here, "torch_workloads.py")
+    expand = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    clean = [("gpt2 generate", [py, gpt2, "64", "8"], None, "TOKENS_PER_S", "gpt2"),
+             ("adamw", [py, wl, "adamw"], None, "OK adamw", "adamw"),
+             ("graph capture + replay", [py, wl, "graph"], None, "OK graph", "graph"),
+             ("llama generate", [py, wl, "llama"], None, "OK llama", None),
+             ("expandable: gpt2 generate", [py, gpt2, "64", "8"], expand, "TOKENS_PER_S", None),
+             ("expandable: adamw", [py, wl, "adamw"], expand, "OK adamw", "expandable-adamw"),
+             ("expandable: graph", [py, wl, "graph"], expand, "OK graph", None)]
+    for name, cmd, env, marker, trace in clean:
+        opts = ["verbosity=1"] + ([f"torch_trace={os.path.join(out, 'trace-' + trace + '.txt')}"] if trace else [])
+        expect(f"blocks, zero findings: {name}", cmd, {}, options=opts, env_extra=env, out_has=marker, min_calls=100,
+               check=tracked)
+
+
+def median_of(values):
+    values = [v for v in values if v == v]
+    return statistics.median(values) if values else float("nan")
+
+
+def torch_bench():
+    """GPT-2 generate tok/s and an AdamW step's time: plain, under hipshadow with block tracking
+    (the default), with torch_blocks=0, and with python_stacks=alloc; interleaved runs."""
+    py = shutil.which("python3")
+    if not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(launcher)), "..", "src",
+                                       "libhipshadow-torch.so")) and not build_plugin():
+        failures.append("building libhipshadow-torch.so")
+        return
+    pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
+    gpt2 = pin + [py, os.path.join(here, "torch_gpt2.py"), os.environ.get("BENCH_TOKENS", "256"), "16"]
+    variants = [("plain", None), ("blocks (default)", []), ("torch_blocks=0", ["torch_blocks=0"]),
+                ("python_stacks=alloc", ["python_stacks=alloc"])]
+    tok = {name: [] for name, _ in variants}
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
+    events = []
+    for i in range(runs):
+        for name, opts in variants:
+            if opts is None:
+                proc = run(gpt2, preload=False)[0]
+            else:
+                t0 = time.perf_counter()
+                proc, kinds, _ = run(gpt2, options=opts + (["verbosity=1"] if name == "blocks (default)" else []))
+                if kinds:
+                    failures.append(f"GPT-2 under hipshadow ({name}): findings {kinds}")
+                if name == "blocks (default)":
+                    events.append((blocks_line(proc).get("events", 0), time.perf_counter() - t0))
+            tok[name].append(tokens_per_s(proc))
+        print(f"run {i + 1}: " + ", ".join(f"{n} {tok[n][-1]:.1f}" for n, _ in variants), flush=True)
+    base = median_of(tok["plain"])
+    for name, _ in variants:
+        m = median_of(tok[name])
+        print(f"GPT-2 generate ({gpt2[-2]} tokens): {name}: median {m:.1f} tok/s, ratio {m / base:.3f}")
+    print(f"block events per GPT-2 run (model build, warm-up and {gpt2[-2]} tokens) and the run's wall time: "
+          + ", ".join(f"{n} in {t:.1f} s ({n / t:.0f}/s)" for n, t in events))
+    train = pin + [py, os.path.join(here, "torch_blocks.py"), "train", "60"]
+    steps = {name: [] for name, _ in variants}
+    for i in range(int(os.environ.get("TRAIN_RUNS", "3"))):
+        for name, opts in variants:
+            proc = run(train, preload=False)[0] if opts is None else run(train, options=opts)[0]
+            ms = [float(l.split()[1]) for l in proc.stdout.splitlines() if l.startswith("STEP_MS")]
+            steps[name].append(ms[0] if ms else float("nan"))
+            if not ms:
+                print(proc.stdout[-500:], proc.stderr[-1500:])
+        print(f"train run {i + 1}: " + ", ".join(f"{n} {steps[n][-1]:.2f} ms" for n, _ in variants), flush=True)
+    base = median_of(steps["plain"])
+    for name, _ in variants:
+        m = median_of(steps[name])
+        print(f"AdamW step (MLP 2048-8192-2048, batch 512): {name}: median {m:.2f} ms, ratio {m / base:.3f} of plain")
+
+
 if __name__ == "__main__":
     {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer,
-     "launch": bench_launch, "kernels-ledger": kernels_ledger}[sys.argv[1]]()
+     "launch": bench_launch, "kernels-ledger": kernels_ledger, "torch-blocks": torch_blocks,
+     "torch-bench": torch_bench}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)

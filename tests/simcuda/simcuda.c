@@ -150,7 +150,7 @@ static __thread sim_ctx *current_ctx;
 
 static int tracing(void)
 {
-    static int t = -1;
+    static _Atomic int t = -1; /* atomic: threads may set it at once (TSan) */
     if (t < 0) {
         const char *e = getenv("SIMCUDA_TRACE");
         t = e && *e == '1';
@@ -1203,6 +1203,19 @@ SIM_EXPORT CUresult simcuda_function_set_param_sizes(CUfunction func, unsigned c
     free(f->sizes);
     f->sizes = copy;
     f->nparams = count;
+    return CUDA_SUCCESS;
+}
+
+/* The parameter layout simcuda_function_set_param_sizes gave (packed, as the sizes add up). */
+SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t index, size_t *offset, size_t *size)
+{
+    sim_function *f = (sim_function *)func;
+    if (!f || f->magic != FUNCTION_MAGIC || index >= f->nparams || !offset || !size) return CUDA_ERROR_INVALID_VALUE;
+    size_t at = 0;
+    for (size_t i = 0; i < index; i++)
+        at += f->sizes[i];
+    *offset = at;
+    *size = f->sizes[index];
     return CUDA_SUCCESS;
 }
 

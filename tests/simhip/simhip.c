@@ -93,7 +93,7 @@ static __thread int current_device; /* per thread, as CLR's hip::tls.device_ (hi
 
 static int device_count(void)
 {
-    static int n;
+    static _Atomic int n; /* atomic: threads may set it at once (TSan) */
     if (!n) {
         const char *e = getenv("SIMHIP_DEVICES");
         int v = e ? atoi(e) : 2;
@@ -104,7 +104,7 @@ static int device_count(void)
 
 static int tracing(void)
 {
-    static int t = -1;
+    static _Atomic int t = -1; /* atomic: threads may set it at once (TSan) */
     if (t < 0) {
         const char *e = getenv("SIMHIP_TRACE");
         t = e && *e == '1';
@@ -390,7 +390,7 @@ static hipError_t validate_copy(void *dst, const void *src, size_t bytes, hipMem
  * source was a sub-buffer (an interior pointer) of a pool, in bounds or not. */
 static int rejects_interior_d2h(const void *src, hipMemcpyKind kind)
 {
-    static int on = -1;
+    static _Atomic int on = -1; /* atomic: threads may set it at once (TSan) */
     if (on < 0) {
         const char *e = getenv("SIMHIP_REJECT_INTERIOR_D2H");
         on = e && *e == '1';
@@ -626,9 +626,12 @@ SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, h
 SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
 {
     TRACE();
-    static hipError_t (*exported_memcpy)(void *, const void *, size_t, hipMemcpyKind);
-    if (!exported_memcpy)
-        *(void **)&exported_memcpy = dlsym(RTLD_DEFAULT, "hipMemcpy");
+    static _Atomic(void *) exported; /* atomic: threads may look it up at once (TSan) */
+    void *found = exported;
+    if (!found)
+        exported = found = dlsym(RTLD_DEFAULT, "hipMemcpy");
+    hipError_t (*exported_memcpy)(void *, const void *, size_t, hipMemcpyKind);
+    *(void **)&exported_memcpy = found;
     return exported_memcpy(dst, src, n, hipMemcpyDeviceToHost);
 }
 SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1); }
