@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "stacks.h"
+#include "depot.h"
 #include "log.h"
 #include "util.h"
 
@@ -11,30 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <uthash.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-typedef struct depot_entry {
-    uint64_t hash;          /* key */
-    uint32_t id;
-    uint32_t nframes;
-    struct depot_entry *next_same_hash;
-    UT_hash_handle hh;
-    uintptr_t frames[];
-} depot_entry;
-
-/* What one stored stack costs, as stack_depot_max counts it: its entry, its frames, its by_id
- * slot and uthash's share of buckets (malloc's own overhead is not counted). */
-#define ENTRY_BYTES(n) (sizeof(depot_entry) + (size_t)(n) * sizeof(uintptr_t) + sizeof(depot_entry *) + 16)
+/* What one stored stack costs, as stack_depot_max counts it (malloc's own overhead is not). */
+#define ENTRY_BYTES(n) hs_depot_entry_cost((size_t)(n) * sizeof(uintptr_t))
 
 static struct {
     int depth;
     uintptr_t own_start, own_end; /* hipshadow's text, left out of captured stacks */
     pthread_mutex_t lock;
-    depot_entry *by_hash;
-    depot_entry **by_id; /* by_id[id - 1] */
-    uint32_t count, capacity;
+    hs_depot table;              /* the stacks, each an array of return addresses */
     uint64_t bytes, max_bytes;   /* stored, and stack_depot_max (findings may go 1/8 past it) */
     atomic_bool full;            /* a stack was not recorded for want of room (said once) */
 } depot = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_bytes = UINT64_MAX};
@@ -66,65 +54,32 @@ void hs_stacks_init(int depth, uint64_t max_bytes, const void *any_symbol_of_our
 
 void hs_stacks_after_fork(void) { pthread_mutex_init(&depot.lock, NULL); }
 
-static uint64_t hash_frames(const uintptr_t *f, int n)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the frame words */
-    for (int i = 0; i < n; i++) {
-        h ^= (uint64_t)f[i];
-        h *= 1099511628211ULL;
-    }
-    return h ^ (uint64_t)n;
-}
-
 /* Stores a stack not seen before, unless that would take the depot past its cap (for a
  * finding's stack, past the cap and its reserve of 1/8 more): then 0, said once. */
 static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
 {
-    uint64_t h = hash_frames(frames, n);
+    size_t bytes = (size_t)n * sizeof *frames;
+    uint64_t h = hs_depot_hash(frames, bytes);
     uint32_t id = 0, stored = 0;
     bool say_full = false;
     pthread_mutex_lock(&depot.lock);
-    depot_entry *head = NULL;
-    HASH_FIND(hh, depot.by_hash, &h, sizeof h, head);
-    for (depot_entry *e = head; e; e = e->next_same_hash)
-        if (e->nframes == (uint32_t)n && !memcmp(e->frames, frames, n * sizeof *frames)) {
-            id = e->id;
-            goto out;
-        }
+    id = hs_depot_find(&depot.table, frames, bytes, h);
+    if (id)
+        goto out;
     /* once full, it stays full for all but findings (a smaller stack that would still fit is
      * refused too: what is recorded does not depend on the order stacks come in) */
     uint64_t room = for_finding ? depot.max_bytes + depot.max_bytes / 8 : depot.max_bytes;
     if ((!for_finding && atomic_load_explicit(&depot.full, memory_order_relaxed)) ||
-        depot.bytes + ENTRY_BYTES(n) > room || depot.count == UINT32_MAX - 1) {
+        depot.bytes + ENTRY_BYTES(n) > room) {
         say_full = !atomic_exchange(&depot.full, true);
-        stored = depot.count;
+        stored = depot.table.count;
         goto out;
     }
-    if (depot.count == depot.capacity) {
-        uint32_t cap = depot.capacity ? depot.capacity * 2 : 1024;
-        depot_entry **grown = realloc(depot.by_id, cap * sizeof *grown);
-        if (!grown)
-            goto out;
-        depot.by_id = grown;
-        depot.capacity = cap;
+    id = hs_depot_add(&depot.table, frames, bytes, h);
+    if (id) {
+        depot.bytes += ENTRY_BYTES(n);
+        hs_log_write_stack(id, frames, n);
     }
-    depot_entry *e = calloc(1, sizeof *e + n * sizeof *frames);
-    if (!e)
-        goto out;
-    memcpy(e->frames, frames, n * sizeof *frames);
-    e->hash = h;
-    e->nframes = (uint32_t)n;
-    e->id = ++depot.count;
-    depot.bytes += ENTRY_BYTES(n);
-    depot.by_id[e->id - 1] = e;
-    if (head) {
-        e->next_same_hash = head->next_same_hash;
-        head->next_same_hash = e;
-    } else {
-        HASH_ADD(hh, depot.by_hash, hash, sizeof e->hash, e);
-    }
-    id = e->id;
-    hs_log_write_stack(id, frames, n);
 out:
     pthread_mutex_unlock(&depot.lock);
     if (say_full)
@@ -190,10 +145,11 @@ int hs_stack_frames(uint32_t id, uintptr_t *frames, int max)
 {
     int n = 0;
     pthread_mutex_lock(&depot.lock);
-    if (id >= 1 && id <= depot.count) {
-        depot_entry *e = depot.by_id[id - 1];
-        n = (int)e->nframes < max ? (int)e->nframes : max;
-        memcpy(frames, e->frames, n * sizeof *frames);
+    size_t bytes;
+    const uintptr_t *stored = hs_depot_get(&depot.table, id, &bytes);
+    if (stored) {
+        n = (int)(bytes / sizeof *frames) < max ? (int)(bytes / sizeof *frames) : max;
+        memcpy(frames, stored, n * sizeof *frames);
     }
     pthread_mutex_unlock(&depot.lock);
     return n;
