@@ -4,7 +4,7 @@
 The path, top to bottom (a module is a .c file and its .h, named by their stem):
   entry points  the front-ends (wrappers, driver, library, layers, kernel glue), the resolver,
                 the public API, dlsym/dlvsym
-  core          the path itself (core.c)
+  core          the path itself (core.c), and its fast path for clean copies (fast_copy.c)
   events        the path of what the runtime announces rather than a call (GPU memory faults)
   ops           the operations table
   steps         fact gathering, model changes, the post-mortem record
@@ -26,7 +26,7 @@ import sys
 RANKS = [
     ("entry", ["wrappers", "driver", "library", "layers", "registration", "kernels", "wrapper_shape", "resolve",
                "public_api", "dl", "hsa_events"]),
-    ("core", ["core"]),
+    ("core", ["core", "fast_copy"]),
     ("events", ["gpu_faults"]),
     ("ops", ["ops"]),
     ("steps", ["facts", "model", "record"]),

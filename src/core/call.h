@@ -170,6 +170,15 @@ typedef struct hs_side {
     hs_span block;
 } hs_side;
 
+/* One side of a copy as the fast path knows it (fast_copy.c, from hs_shadow_brief): live, a live
+ * allocation of `kind` holds the whole range; else no allocation holds it, and host_ok is the
+ * host probe's answer (true when check_host=0). */
+typedef struct hs_brief_side {
+    bool live;
+    uint32_t kind;
+    bool host_ok;
+} hs_brief_side;
+
 typedef struct hs_facts {
     int dir;                  /* effective direction: hipMemcpyDefault resolved from the shadow map */
     hs_side dst, src;         /* frees describe the freed pointer as dst */

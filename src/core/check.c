@@ -88,6 +88,15 @@ static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
         add(k, HS_KIND_REGION_OVERRUN, HS_SEV_ERROR, id, s->ptr + s->extent - (r->base + r->size), 0);
 }
 
+/* Memory of this kind is what each role of a copy expects.  Pinned or registered host memory
+ * is reachable from the GPU, so a copy that names it as device memory works, but the stated
+ * kind is wrong and breaks on runtimes that honour it. */
+static bool device_role_accepts(uint32_t kind) { return hs_mem_kind_is_device(kind); }
+static bool host_role_accepts(uint32_t kind)
+{
+    return kind != HS_MEM_DEVICE && kind != HS_MEM_EXTERNAL_DEVICE && kind != HS_MEM_MAPPED;
+}
+
 static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
 {
     switch (s->where) {
@@ -99,9 +108,7 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
             add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
             return;
         }
-        if (!hs_mem_kind_is_device(s->alloc.kind))
-            /* Pinned or registered host memory is reachable from the GPU, so the copy works,
-             * but the stated kind is wrong and breaks on runtimes that honour it. */
+        if (!device_role_accepts(s->alloc.kind))
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_WARNING, id, 0, ROLE_DEVICE);
         check_bounds(k, s, id);
         return;
@@ -121,7 +128,7 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
         add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
         return;
     case HS_WHERE_LIVE:
-        if (s->alloc.kind == HS_MEM_DEVICE || s->alloc.kind == HS_MEM_EXTERNAL_DEVICE || s->alloc.kind == HS_MEM_MAPPED)
+        if (!host_role_accepts(s->alloc.kind))
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
         check_bounds(k, s, id);
         return;
@@ -182,6 +189,23 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
             check_host_side(&k, s, sides[i].id);
     }
     return one_reversed_copy(&k);
+}
+
+bool hs_check_copy_brief_clean(int dir, const hs_brief_side *dst, const hs_brief_side *src)
+{
+    if (dir < HS_DIR_H2H || dir > HS_DIR_D2D)
+        return false; /* hipMemcpyDefault: the direction comes from facts the brief lacks */
+    const hs_brief_side *sides[2] = {dst, src};
+    for (int i = 0; i < 2; i++) {
+        const hs_brief_side *s = sides[i];
+        if (hs_role_of(dir, i == 0 ? HS_SIDE_DST : HS_SIDE_SRC) == ROLE_DEVICE) {
+            if (!s->live || !device_role_accepts(s->kind)) /* in no allocation: unknown-pointer */
+                return false;
+        } else if (s->live ? !host_role_accepts(s->kind) : !s->host_ok) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool hs_is_sync_like(const hs_call *c)

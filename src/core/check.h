@@ -30,6 +30,10 @@ int hs_check_stream_handle(const hs_call *call, const hs_facts *facts, hs_findin
  * rules (hs_check_stream_work). */
 int hs_check_copy(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 int hs_check_memory_op(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
+/* The same range rules for a synchronous 1-D copy the fast path knows only briefly
+ * (fast_copy.c): true when they cannot find anything in it, false when the full path must
+ * gather the facts and decide.  test_check.c holds it to hs_check_copy. */
+bool hs_check_copy_brief_clean(int dir, const hs_brief_side *dst, const hs_brief_side *src);
 /* capture-violation, async-overlap, pageable-async. */
 int hs_check_stream_work(const hs_call *call, const hs_facts *facts, hs_finding *out, int max);
 /* Launches: kernel-use-after-free (an argument points into freed memory: an error when the

@@ -169,7 +169,10 @@ bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t
 
 hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact)
 {
-    memset(fact, 0, sizeof *fact);
+    /* Cleared in full only past the hot path: a checked copy's fact is read only when not OK. */
+    fact->status = HS_HOST_OK;
+    fact->bad_at = 0;
+    fact->perms[0] = fact->mapping[0] = 0;
     if (len == 0)
         return HS_HOST_OK;
     if (p + len < p) { /* wraps around the address space */
@@ -186,6 +189,7 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
             (last_hit.perms & need) == need)
             return HS_HOST_OK;
         hs_span m;
+        memset(fact, 0, sizeof *fact);
         if (walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK) {
             if (hs_span_find(&maps, p, &m) && p + len <= m.base + m.size)
                 last_hit = (__typeof__(last_hit)){serial, changes, m.kind, m.base, m.base + m.size};

@@ -5,6 +5,8 @@
 #include <string.h>
 
 static atomic_uint capturing_streams;
+/* The legacy null stream has waited for an event: its clock may name any stream. */
+static atomic_bool legacy_waited_on_event;
 
 static uint64_t last_seq(hs_stream *s) { return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE); }
 
@@ -271,6 +273,23 @@ void hs_order_complete_legacy(void)
     }
 }
 
+bool hs_order_legacy_idle(void)
+{
+    enum { SCAN_MAX = 64 }; /* past it, scanning costs more than the snapshot it saves */
+    uint32_t n = hs_stream_count();
+    if (n > SCAN_MAX)
+        return false;
+    bool any_stream = atomic_load_explicit(&legacy_waited_on_event, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *t = hs_stream_by_index(i);
+        if (!t || (i && !any_stream && !atomic_load_explicit(&t->blocking, memory_order_relaxed)))
+            continue;
+        if (atomic_load_explicit(&t->done, memory_order_acquire) < last_seq(t))
+            return false;
+    }
+    return true;
+}
+
 void hs_order_complete_device(void)
 {
     uint32_t n = hs_stream_count();
@@ -305,6 +324,8 @@ void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e)
     pthread_mutex_unlock(&e->lock);
     if (!recorded)
         return; /* waiting on an event never recorded is a no-op */
+    if (s == hs_stream_null())
+        atomic_store(&legacy_waited_on_event, true);
     pthread_mutex_lock(&s->lock);
     vc_join(&s->vc, &clock);
     pthread_mutex_unlock(&s->lock);

@@ -38,6 +38,10 @@ void hs_order_complete(hs_stream *s, uint64_t upto);
 /* A synchronous operation on the legacy null stream: it and every blocking stream drained. */
 void hs_order_complete_legacy(void);
 void hs_order_complete_device(void);
+/* Lock-free: a synchronous operation on the legacy null stream would find nothing to complete
+ * (no work pending on it or on a blocking stream; on any stream once it waited for an event),
+ * so it needs no snapshot.  false, too, past 64 streams. */
+bool hs_order_legacy_idle(void);
 
 void hs_order_event_record(hs_gpu_event *e, hs_stream *s);
 void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e);

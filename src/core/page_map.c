@@ -151,6 +151,24 @@ static uint32_t clamp_rec(const hs_page_map *m, uint64_t r)
 static uintptr_t span_end(const hs_span *s) { return s->base + (s->size ? s->size : 1); }
 static bool span_contains(const hs_span *s, uintptr_t a) { return a - s->base < s->size || (s->size == 0 && a == s->base); }
 
+/* ---- briefs: what a slot or bucket entry keeps of its span besides the record index ----
+ * A covering word is (tag << 56 | r << 1 | 1); a bucket entry's second word is (brief << 32 | r),
+ * brief = (size saturated to 24 bits) << 8 | tag.  The tag is the owner's (hs_pm_set_tag). */
+enum { BRIEF_SIZE_MAX = (1u << 24) - 1, COVER_TAG_SHIFT = 56 };
+
+static uint8_t tag_of(const hs_page_map *m, const hs_span *s) { return m->tag_of ? m->tag_of(s) : 0; }
+static uint64_t cover_word(const hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    return (uint64_t)tag_of(m, s) << COVER_TAG_SHIFT | (uint64_t)r << 1 | 1;
+}
+static uint32_t cover_rec(uint64_t w) { return (uint32_t)(w >> 1); }
+static uint64_t entry_word(const hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    uint64_t size = s->size < BRIEF_SIZE_MAX ? s->size : BRIEF_SIZE_MAX;
+    return (size << 8 | tag_of(m, s)) << 32 | r;
+}
+static uint32_t entry_rec(uint64_t w) { return (uint32_t)w; }
+
 /* ---- buckets ---- */
 
 static int class_of(uint32_t cap)
@@ -202,10 +220,16 @@ static uint32_t bucket_n(const hs_pm_bucket *b)
 }
 
 /* Index of the last entry with base <= addr, or -1.  Branch-free (the compiler makes the step a
- * conditional move): a bucket of 16 small allocations costs 4 steps and no mispredicted branch. */
+ * conditional move); a bucket of up to 16 is counted instead, so no load waits for another. */
 static long bucket_last_at_or_below(const hs_pm_bucket *b, uint32_t n, uintptr_t addr)
 {
-    if (n == 0 || ld(&b->ent[0]) > addr)
+    if (n <= 16) { /* small: count the bases <= addr, loads independent of each other */
+        long below = 0;
+        for (uint32_t i = 0; i < n; i++)
+            below += ld(&b->ent[2 * i]) <= addr;
+        return below - 1;
+    }
+    if (ld(&b->ent[0]) > addr)
         return -1;
     uint32_t at = 0; /* ent[at] <= addr holds throughout */
     for (uint32_t len = n; len > 1;) {
@@ -264,15 +288,15 @@ static uint32_t probe(const hs_page_map *m, uintptr_t addr)
     if (!t)
         return 0;
     if (t & 1)
-        return clamp_rec(m, t >> 1);
+        return clamp_rec(m, cover_rec(t));
     uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
     if (!e)
         return 0;
     if (e & 1)
-        return clamp_rec(m, e >> 1);
+        return clamp_rec(m, cover_rec(e));
     const hs_pm_bucket *b = (const hs_pm_bucket *)e;
     long i = bucket_last_at_or_below(b, bucket_n(b), addr);
-    return i < 0 ? 0 : clamp_rec(m, ld(&b->ent[2 * i + 1]));
+    return i < 0 ? 0 : clamp_rec(m, entry_rec(ld(&b->ent[2 * i + 1])));
 }
 
 static uint32_t probe_overflow(const hs_page_map *m, uintptr_t addr)
@@ -336,6 +360,56 @@ static bool lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
 
 bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, false, out); }
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out); }
+void hs_pm_set_tag(hs_page_map *m, uint8_t (*tag_of)(const hs_span *)) { m->tag_of = tag_of; }
+
+/* Reader, from the briefs alone: see hs_pm_brief_find. */
+static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t extent, uint8_t *tag)
+{
+    if (addr >= ADDR_LIMIT || addr + extent < addr)
+        return HS_PM_UNSURE;
+    uint64_t t = ld(&m->top[addr >> LEAF_SHIFT]);
+    if (!t)
+        return HS_PM_ABSENT;
+    uintptr_t chunk_end = (addr | (((uintptr_t)1 << CHUNK_SHIFT) - 1)) + 1;
+    if (t & 1) { /* one span covers the GiB: inside it if the range stays in the GiB */
+        *tag = (uint8_t)(t >> COVER_TAG_SHIFT);
+        return addr + extent <= ((addr >> LEAF_SHIFT) + 1) << LEAF_SHIFT ? HS_PM_INSIDE : HS_PM_UNSURE;
+    }
+    uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
+    if (!e)
+        return HS_PM_ABSENT;
+    if (e & 1) {
+        *tag = (uint8_t)(e >> COVER_TAG_SHIFT);
+        return addr + extent <= chunk_end ? HS_PM_INSIDE : HS_PM_UNSURE;
+    }
+    const hs_pm_bucket *b = (const hs_pm_bucket *)e;
+    long i = bucket_last_at_or_below(b, bucket_n(b), addr);
+    if (i < 0)
+        return HS_PM_ABSENT;
+    uint64_t offset = addr - ld(&b->ent[2 * i]), w = ld(&b->ent[2 * i + 1]);
+    uint64_t size = w >> 40; /* saturated: the span is at least this long */
+    *tag = (uint8_t)(w >> 32);
+    if (offset + extent <= size)
+        return HS_PM_INSIDE;
+    /* The one span that could hold addr ends before it (a zero-size span holds its base). */
+    return size < BRIEF_SIZE_MAX && offset >= size && (size || offset) ? HS_PM_ABSENT : HS_PM_UNSURE;
+}
+
+hs_pm_brief hs_pm_brief_find(hs_page_map *m, uintptr_t addr, size_t extent, uint8_t *tag)
+{
+    for (;;) {
+        unsigned before = read_begin(m);
+        uint8_t t = 0;
+        hs_pm_brief b = brief_probe(m, addr, extent, &t);
+        if (b == HS_PM_ABSENT && atomic_load_explicit(&m->n_overflow, memory_order_relaxed))
+            b = HS_PM_UNSURE; /* a span past 2^48 may hold it */
+        if (read_retry(m, before))
+            continue;
+        *tag = t;
+        return b;
+    }
+}
+
 size_t hs_pm_count(hs_page_map *m) { return atomic_load_explicit(&m->count, memory_order_relaxed); }
 size_t hs_pm_bytes(hs_page_map *m) { return m->bytes; }
 
@@ -370,7 +444,7 @@ static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir, uint32_t ski
         }
         uint64_t e = t & 1 ? t : ld(leaf_slot((hs_pm_leaf *)leaf, chunk_base));
         if (e & 1) {
-            uint32_t r = clamp_rec(m, e >> 1);
+            uint32_t r = clamp_rec(m, cover_rec(e));
             if (wanted(m, r, skip, &s) && (dir < 0 ? s.base <= addr : s.base > addr))
                 return r;
         } else if (e) {
@@ -378,7 +452,7 @@ static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir, uint32_t ski
             uint32_t n = bucket_n(b);
             long i = bucket_last_at_or_below(b, n, addr); /* down: from it; up: from the one after */
             for (i += dir > 0; i >= 0 && (uint32_t)i < n; i += dir) {
-                uint32_t r = clamp_rec(m, ld(&b->ent[2 * i + 1]));
+                uint32_t r = clamp_rec(m, entry_rec(ld(&b->ent[2 * i + 1])));
                 if (wanted(m, r, skip, &s))
                     return r;
             }
@@ -456,7 +530,7 @@ static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
     return leaf;
 }
 
-static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t base, uint32_t r)
+static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t base, uint64_t word)
 {
     hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
     uint32_t n = b ? bucket_n(b) : 0;
@@ -478,7 +552,7 @@ static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *sl
         st(&b->ent[2 * i + 1], ld(&b->ent[2 * i - 1]));
     }
     st(&b->ent[2 * at], base);
-    st(&b->ent[2 * at + 1], r);
+    st(&b->ent[2 * at + 1], word);
     atomic_store_explicit(&b->n, n + 1, memory_order_relaxed);
     return 0;
 }
@@ -487,7 +561,7 @@ static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *s
 {
     hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
     uint32_t n = bucket_n(b), at = 0;
-    while (at < n && ld(&b->ent[2 * at + 1]) != r)
+    while (at < n && entry_rec(ld(&b->ent[2 * at + 1])) != r)
         at++;
     if (at == n)
         return;
@@ -513,7 +587,7 @@ static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
         uintptr_t chunk_base = c << CHUNK_SHIFT;
         size_t ti = chunk_base >> LEAF_SHIFT;
         uint64_t t = ld(&m->top[ti]);
-        if (t == ((uint64_t)r << 1 | 1)) { /* covered the whole GiB */
+        if ((t & 1) && cover_rec(t) == r) { /* covered the whole GiB */
             st(&m->top[ti], (uint64_t)(uintptr_t)m->leaf_mem[ti]);
             c = (uintptr_t)(ti + 1) << LEAF_BITS;
             continue;
@@ -522,10 +596,39 @@ static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
             hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
             _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
             uint64_t e = ld(slot);
-            if (e == ((uint64_t)r << 1 | 1))
+            if ((e & 1) && cover_rec(e) == r)
                 slot_set(m, leaf, slot, 0);
             else if (e && !(e & 1))
                 bucket_remove(m, leaf, slot, r);
+        }
+        c++;
+    }
+}
+
+/* Writer: rewrite the words that name record r with its span's new tag. */
+static void retag(hs_page_map *m, uint32_t r, const hs_span *s)
+{
+    uintptr_t end = span_end(s);
+    for (uintptr_t c = s->base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
+        uintptr_t chunk_base = c << CHUNK_SHIFT;
+        size_t ti = chunk_base >> LEAF_SHIFT;
+        uint64_t t = ld(&m->top[ti]);
+        if ((t & 1) && cover_rec(t) == r) {
+            st(&m->top[ti], cover_word(m, r, s));
+            c = (uintptr_t)(ti + 1) << LEAF_BITS;
+            continue;
+        }
+        if (t && !(t & 1)) {
+            _Atomic(uint64_t) *slot = leaf_slot((hs_pm_leaf *)(uintptr_t)t, chunk_base);
+            uint64_t e = ld(slot);
+            if ((e & 1) && cover_rec(e) == r) {
+                st(slot, cover_word(m, r, s));
+            } else if (e && !(e & 1)) {
+                hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)e;
+                for (uint32_t i = 0; i < bucket_n(b); i++)
+                    if (entry_rec(ld(&b->ent[2 * i + 1])) == r)
+                        st(&b->ent[2 * i + 1], entry_word(m, r, s));
+            }
         }
         c++;
     }
@@ -541,7 +644,7 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
         uintptr_t gib = (uintptr_t)ti << LEAF_SHIFT;
         hs_pm_leaf *known = m->leaf_mem[ti];
         if (covers(base, end, gib, gib + ((uintptr_t)1 << LEAF_SHIFT)) && (!known || !ld32(&known->used))) {
-            st(&m->top[ti], (uint64_t)r << 1 | 1); /* the whole GiB is this span's */
+            st(&m->top[ti], cover_word(m, r, s)); /* the whole GiB is this span's */
             c = (uintptr_t)(ti + 1) << LEAF_BITS;
             continue;
         }
@@ -550,8 +653,8 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
             return -1;
         _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
         if (covers(base, end, chunk_base, chunk_base + ((uintptr_t)1 << CHUNK_SHIFT)) && !ld(slot))
-            slot_set(m, leaf, slot, (uint64_t)r << 1 | 1);
-        else if (bucket_insert(m, leaf, slot, base, r) != 0)
+            slot_set(m, leaf, slot, cover_word(m, r, s));
+        else if (bucket_insert(m, leaf, slot, base, entry_word(m, r, s)) != 0)
             return -1;
         c++;
     }
@@ -566,19 +669,19 @@ static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
         size_t ti = chunk_base >> LEAF_SHIFT;
         uint64_t t = ld(&m->top[ti]);
         if (t & 1)
-            return (uint32_t)(t >> 1);
+            return cover_rec(t);
         if (!t || !ld32(&((hs_pm_leaf *)(uintptr_t)t)->used)) {
             c = (uintptr_t)(ti + 1) << LEAF_BITS;
             continue;
         }
         uint64_t e = ld(leaf_slot((hs_pm_leaf *)(uintptr_t)t, chunk_base));
         if (e & 1)
-            return (uint32_t)(e >> 1);
+            return cover_rec(e);
         if (e) { /* the last span starting below end is the only one that can reach past base */
             const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
             long i = bucket_last_at_or_below(b, bucket_n(b), end - 1);
             if (i >= 0) {
-                uint32_t r = (uint32_t)ld(&b->ent[2 * i + 1]);
+                uint32_t r = entry_rec(ld(&b->ent[2 * i + 1]));
                 hs_span s;
                 rec_read(m, r, &s);
                 if (span_end(&s) > base)
@@ -690,6 +793,8 @@ bool hs_pm_update_locked(hs_page_map *m, const hs_span *s)
         return false;
     begin_write(m);
     rec_write(m, r, s);
+    if (tag_of(m, s) != tag_of(m, &old) && !is_overflow(s))
+        retag(m, r, s);
     end_write(m);
     return true;
 }
@@ -700,7 +805,7 @@ void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), v
     for (size_t ti = 0; ti < ((size_t)1 << TOP_BITS); ti++) {
         uint64_t t = ld(&m->top[ti]);
         if (t & 1) { /* visited where it starts */
-            rec_read(m, (uint32_t)(t >> 1), &s);
+            rec_read(m, cover_rec(t), &s);
             if (s.base >> LEAF_SHIFT == ti)
                 fn(&s, arg);
             continue;
@@ -712,7 +817,7 @@ void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), v
             uint64_t e = ld(&leaf->slot[ci]);
             uintptr_t chunk = (ti << LEAF_BITS) | ci;
             if (e & 1) {
-                rec_read(m, (uint32_t)(e >> 1), &s);
+                rec_read(m, cover_rec(e), &s);
                 if (s.base >> CHUNK_SHIFT == chunk)
                     fn(&s, arg);
             } else if (e) {
@@ -720,7 +825,7 @@ void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), v
                 for (uint32_t i = 0; i < bucket_n(b); i++) {
                     if (ld(&b->ent[2 * i]) >> CHUNK_SHIFT != chunk)
                         continue; /* began in an earlier chunk: visited there */
-                    rec_read(m, (uint32_t)ld(&b->ent[2 * i + 1]), &s);
+                    rec_read(m, entry_rec(ld(&b->ent[2 * i + 1])), &s);
                     fn(&s, arg);
                 }
             }

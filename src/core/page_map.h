@@ -43,12 +43,23 @@ typedef struct hs_page_map {
     size_t bytes;                    /* memory the map uses: leaves, buckets and records made */
     _Atomic(uint32_t) overflow[HS_PM_OVERFLOW]; /* records of spans reaching past 2^48, by base */
     atomic_uint n_overflow;
+    uint8_t (*tag_of)(const hs_span *); /* the owner's 8 bits kept next to each span (hs_pm_set_tag) */
 } hs_page_map;
 
 /* 0 on success, -1 when the top level could not be mapped. */
 int hs_pm_init(hs_page_map *m);
 /* At most max_spans spans (0: no limit); an insert past it fails with -2. */
 void hs_pm_set_cap(hs_page_map *m, size_t max_spans);
+
+/* The 8 bits of a span its owner wants to read without the record (hs_pm_brief_find): a
+ * span's tag is fixed while it is in the map, but for hs_pm_update_locked.  Set before inserts. */
+void hs_pm_set_tag(hs_page_map *m, uint8_t (*tag_of)(const hs_span *));
+
+/* What the briefs say of [addr, addr + extent), read without any record (one cache miss fewer):
+ * INSIDE: one span holds all of it (*tag is its tag); ABSENT: no span holds addr; UNSURE: ask
+ * hs_pm_find (a span past its saturated brief size, an overrun, a range leaving its chunk). */
+typedef enum hs_pm_brief { HS_PM_UNSURE = 0, HS_PM_ABSENT, HS_PM_INSIDE } hs_pm_brief;
+hs_pm_brief hs_pm_brief_find(hs_page_map *m, uintptr_t addr, size_t extent, uint8_t *tag);
 
 /* Lock-free readers, as in span_index.h. */
 bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out);

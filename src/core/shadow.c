@@ -35,12 +35,22 @@ static struct {
     bool cap_warned;
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* What the map keeps next to each span for hs_shadow_brief: its kind, and whether it is freed
+ * (0: a kind the brief does not speak of). */
+enum { TAG_FREED = 0x80, TAG_KIND = 0x7f };
+static uint8_t tag_of(const hs_span *s)
+{
+    uint32_t kind = s->kind & ~FREED;
+    return kind < TAG_KIND ? (uint8_t)(kind | (s->kind & FREED ? TAG_FREED : 0)) : 0;
+}
+
 int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live)
 {
     sh.quarantine_bytes_max = quarantine_bytes;
     sh.max_live = max_live;
     if (hs_pm_init(&sh.map) || hs_pm_init(&sh.superseded))
         return -1;
+    hs_pm_set_tag(&sh.map, tag_of);
     hs_pm_set_cap(&sh.map, max_live ? max_live + QUARANTINE_MAX_RECORDS : 0);
     return 0;
 }
@@ -264,6 +274,26 @@ hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
         return HS_WHERE_FREED;
     }
     return HS_WHERE_LIVE;
+}
+
+bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *kind)
+{
+    uint8_t tag = 0;
+    switch (hs_pm_brief_find(&sh.map, addr, extent, &tag)) {
+    case HS_PM_INSIDE:
+        if (!(tag & TAG_KIND) || (tag & TAG_FREED))
+            return false; /* freed: the full lookup finds what a report needs */
+        *where = HS_WHERE_LIVE;
+        *kind = tag & TAG_KIND;
+        return true;
+    case HS_PM_ABSENT:
+        if (hs_pm_count(&sh.superseded))
+            return false;
+        *where = HS_WHERE_NONE;
+        return true;
+    default:
+        return false;
+    }
 }
 
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above)

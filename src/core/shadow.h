@@ -45,6 +45,12 @@ void hs_shadow_restore(const hs_span *s);
 /* Lock-free: where addr lies. *span is filled for LIVE and FREED. */
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span);
 
+/* Lock-free and cheaper, from the map's briefs (no record is read): LIVE with the allocation's
+ * kind when one live allocation holds all of [addr, addr + extent); NONE when no allocation,
+ * live or freed, holds addr.  false: only hs_shadow_lookup can tell (freed memory, an overrun,
+ * a range leaving its 64 KiB chunk inside an allocation of 16 MiB or more). */
+bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *kind);
+
 /* Lock-free: the live allocations nearest below and above addr (for addresses in none). */
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above);
 

@@ -1,5 +1,5 @@
 /* The one shape of every wrapper, shared by the front-ends: resolve (once), guard, describe,
- * check and decide, forward, record.  A front-end defines, before including this:
+ * check and decide, forward, record; a clean synchronous copy takes the fast path (fast_copy.h).  A front-end defines, before including this:
  *   real_<name>        the resolved real function (NULL when the runtime lacks it)
  *   resolve_once, resolve_all
  * and expands HS_WRAPPER once per entry of its api.inc. */
@@ -7,6 +7,7 @@
 #define HS_WRAPPER_SHAPE_H
 
 #include "core.h"
+#include "fast_copy.h"
 #include "lookup.h"
 #include "ordering.h"
 #include "redzones.h"
@@ -29,6 +30,11 @@
             ret_t r = real_##name args;                                                              \
             if (call.op == HS_OP_LOOKUP && (int)r == 0)                                              \
                 hs_lookup_redirect(call.lookup_result);                                              \
+            return r;                                                                                \
+        }                                                                                            \
+        if (call.op == HS_OP_COPY && hs_fast_copy_clean(&call)) {                                    \
+            ret_t r = (ret_t)hs_fast_copy_after(&call, (int)real_##name args);                       \
+            hs_leave();                                                                              \
             return r;                                                                                \
         }                                                                                            \
         hs_call_state st;                                                                            \

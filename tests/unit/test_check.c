@@ -159,8 +159,57 @@ static void test_region_overrun(void)
     CHECK_EQ(out[0].kind, HS_KIND_OUT_OF_BOUNDS);
 }
 
+/* The fast path's brief rule against the full rules, over every direction and every pair of
+ * sides it can be given: whenever it says clean, the full rules on the same facts find nothing;
+ * and it does say clean for the common copies (else the fast path would never run). */
+static hs_side side_from_brief(const hs_brief_side *b, uintptr_t p, bool probed)
+{
+    if (b->live)
+        return (hs_side){.ptr = p, .extent = 32, .where = HS_WHERE_LIVE,
+                         .alloc = {.base = p - 8, .size = 64, .kind = b->kind, .id = 1}};
+    return (hs_side){.ptr = p, .extent = 32, .where = HS_WHERE_NONE, .host_checked = probed,
+                     .host = {.status = b->host_ok ? HS_HOST_OK : HS_HOST_UNMAPPED}};
+}
+
+static void test_brief_rule_agrees(void)
+{
+    hs_brief_side briefs[10];
+    int n = 0;
+    for (uint32_t kind = HS_MEM_DEVICE; kind <= HS_MEM_MAPPED; kind++)
+        briefs[n++] = (hs_brief_side){.live = true, .kind = kind};
+    briefs[n++] = (hs_brief_side){.host_ok = true};
+    briefs[n++] = (hs_brief_side){.host_ok = false};
+    int clean = 0;
+    for (int dir = HS_DIR_H2H; dir <= HS_DIR_DEFAULT; dir++)
+        for (int d = 0; d < n; d++)
+            for (int s = 0; s < n; s++)
+                for (int probed = 0; probed < 2; probed++) {
+                    if (!probed && !briefs[d].host_ok && !briefs[s].host_ok)
+                        continue; /* check_host=0: the fast path says host_ok */
+                    if (!hs_check_copy_brief_clean(dir, &briefs[d], &briefs[s]))
+                        continue;
+                    clean++;
+                    hs_call c = {.op = HS_OP_COPY, .dst = 0x10008, .src = 0x20008, .bytes = 32, .dir = dir};
+                    hs_facts f = {.dst = side_from_brief(&briefs[d], c.dst, probed),
+                                  .src = side_from_brief(&briefs[s], c.src, probed)};
+                    hs_finding out[4];
+                    f.dir = hs_effective_direction(dir, &f.dst, &f.src);
+                    CHECK_EQ(hs_check_copy(&c, &f, out, 4), 0);
+                }
+    hs_brief_side device = {.live = true, .kind = HS_MEM_DEVICE}, host = {.host_ok = true},
+                  pinned = {.live = true, .kind = HS_MEM_PINNED_HOST}, bad_host = {.host_ok = false};
+    CHECK(hs_check_copy_brief_clean(HS_DIR_D2H, &host, &device));
+    CHECK(hs_check_copy_brief_clean(HS_DIR_H2D, &device, &host));
+    CHECK(hs_check_copy_brief_clean(HS_DIR_D2H, &pinned, &device));
+    CHECK(hs_check_copy_brief_clean(HS_DIR_D2D, &device, &device));
+    CHECK(!hs_check_copy_brief_clean(HS_DIR_D2H, &bad_host, &device));
+    CHECK(!hs_check_copy_brief_clean(HS_DIR_D2H, &device, &host)); /* reversed */
+    CHECK(clean > 10);
+}
+
 int main(void)
 {
+    test_brief_rule_agrees();
     test_region_overrun();
     CHECK(!strcmp(hs_kind_name(HS_KIND_OUT_OF_BOUNDS), "out-of-bounds"));
     CHECK(!strcmp(hs_kind_name(HS_KIND_RUNTIME_ERROR), "runtime-error"));

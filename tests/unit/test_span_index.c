@@ -161,6 +161,29 @@ static void visit(const hs_span *s, void *arg)
 
 static uintptr_t probe_lo = 0x10000000, probe_range = 0x400000;
 
+#ifdef TEST_PAGE_MAP
+/* The briefs: a tag from the kind (rewritten by updates) and the id. */
+static uint8_t tag_of(const hs_span *s) { return (uint8_t)(s->kind ^ s->id * 37); }
+
+/* What hs_pm_brief_find must say for [a, a + extent), given the span that holds a (or none):
+ * INSIDE with the span's tag whenever the span holds the range, is under 16 MiB (its brief size
+ * is exact) and the range stays in a's 64 KiB chunk; ABSENT whenever no span holds a. */
+static void check_brief(uintptr_t a, size_t extent, const hs_span *want)
+{
+    uint8_t tag = 0;
+    hs_pm_brief b = hs_pm_brief_find(&ix, a, extent, &tag);
+    bool inside = want && a + extent <= want->base + want->size;
+    if (b == HS_PM_INSIDE)
+        CHECK(inside && tag == tag_of(want));
+    if (b == HS_PM_ABSENT)
+        CHECK(!want);
+    if (inside && want->size < (1u << 24) && (a & ~(uintptr_t)0xffff) == ((a + extent - 1) & ~(uintptr_t)0xffff))
+        CHECK(b == HS_PM_INSIDE);
+    if (!want)
+        CHECK(b == HS_PM_ABSENT);
+}
+#endif
+
 static void check_against_reference(void)
 {
     CHECK_EQ(hs_span_count(&ix), nref);
@@ -182,6 +205,10 @@ static void check_against_reference(void)
         CHECK(found == (want != NULL));
         if (found && want)
             CHECK(got.id == want->id);
+#ifdef TEST_PAGE_MAP
+        static const size_t extents[] = {1, 16, 700, 70000};
+        check_brief(a, extents[k % 4], want);
+#endif
         hs_span_neighbours(&ix, a, &below, &has_below, &above, &has_above);
         CHECK(has_below == (wb != NULL) && has_above == (wa != NULL));
         if (has_below && wb)
@@ -212,6 +239,9 @@ static hs_span random_span(bool wide, uint64_t id)
 static void run_against_reference(bool wide)
 {
     hs_span_index_init(&ix);
+#ifdef TEST_PAGE_MAP
+    hs_pm_set_tag(&ix, tag_of);
+#endif
     nref = 0;
     atomic_store(&bad_reads, 0);
     probe_lo = wide ? 0x100000000 : 0x10000000;
@@ -235,6 +265,12 @@ static void run_against_reference(bool wide)
 #ifndef TEST_PAGE_MAP
         else if (round % 97 == 0) {
             CHECK_EQ(hs_span_replace_all_locked(&ix, ref, nref), 0);
+        }
+#else
+        else if (nref) { /* a new kind: its tag is rewritten wherever the span is kept */
+            size_t r = (size_t)rand() % nref;
+            ref[r].kind = (uint32_t)rand();
+            CHECK(hs_pm_update_locked(&ix, &ref[r]));
         }
 #endif
         hs_span_unlock(&ix);

@@ -1,0 +1,102 @@
+/* The fast path of a clean synchronous copy (fast_copy.c): it takes the copies that are clean
+ * and common, and leaves every other one to the full path: an overrun, freed memory, an unknown
+ * device pointer, a bad host range, a reversed direction, hipMemcpyDefault, async and 2-D
+ * copies, a range leaving its chunk in a large allocation, a pause, an annotated region, and a
+ * legacy stream with work pending. */
+#include "../../src/core/fast_copy.h"
+#include "../../src/core/init.h"
+#include "../../src/core/ordering.h"
+#include "../../src/core/regions.h"
+#include "../../src/core/shadow.h"
+#include "../../src/core/streams.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static const uintptr_t DEV = (uintptr_t)0x7e0000000000, BIG = (uintptr_t)0x7e1000000000;
+
+static hs_call copy(uintptr_t dst, uintptr_t src, size_t bytes, int dir)
+{
+    return (hs_call){.api = 1, .op = HS_OP_COPY, .dst = dst, .src = src, .bytes = bytes, .dir = dir};
+}
+
+static uint64_t add(uintptr_t base, size_t size, uint32_t kind)
+{
+    hs_span s = {.base = base, .size = size, .kind = kind};
+    CHECK_EQ(hs_shadow_add(&s), 0);
+    return s.id;
+}
+
+int main(void)
+{
+    hs_ensure_init();
+    char host[256];
+    uintptr_t h = (uintptr_t)host;
+    char *pinned = malloc(4096);
+    add(DEV, 256, HS_MEM_DEVICE);
+    add(DEV + 4096, 256, HS_MEM_MANAGED);
+    add(BIG, 32u << 20, HS_MEM_DEVICE);
+    add((uintptr_t)pinned, 4096, HS_MEM_PINNED_HOST);
+
+    /* taken: the common clean copies */
+    hs_call c = copy(h, DEV + 16, 64, HS_DIR_D2H);
+    CHECK(hs_fast_copy_clean(&c));
+    c = copy(DEV, h, 256, HS_DIR_H2D);
+    CHECK(hs_fast_copy_clean(&c));
+    c = copy(DEV, BIG + (5u << 20), 128, HS_DIR_D2D);
+    CHECK(hs_fast_copy_clean(&c));
+    c = copy((uintptr_t)pinned, DEV, 256, HS_DIR_D2H);
+    CHECK(hs_fast_copy_clean(&c));
+    c = copy(h, DEV + 4096, 64, HS_DIR_D2H); /* managed memory is device memory */
+    CHECK(hs_fast_copy_clean(&c));
+
+    /* left to the full path */
+    c = copy(h, DEV + 200, 64, HS_DIR_D2H); /* 8 bytes past the end */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, DEV + 8192, 16, HS_DIR_D2H); /* in no allocation */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(DEV, h, 64, HS_DIR_D2H); /* reversed */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(0x1000, DEV, 64, HS_DIR_D2H); /* an unmapped host page */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, (uintptr_t)pinned, 64, HS_DIR_D2H); /* pinned host memory named as device memory */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(0, DEV, 64, HS_DIR_D2H);
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, DEV, 64, HS_DIR_DEFAULT);
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, DEV, 64, HS_DIR_D2H);
+    c.async = true;
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, DEV, 64, HS_DIR_D2H);
+    c.src_extent = 200; /* 2-D */
+    CHECK(!hs_fast_copy_clean(&c));
+    c = copy(h, BIG + (64u << 10) - 32, 64, HS_DIR_D2H); /* leaves its 64 KiB chunk */
+    CHECK(!hs_fast_copy_clean(&c));
+
+    /* conditions of the process */
+    c = copy(h, DEV, 64, HS_DIR_D2H);
+    hs_pause_push();
+    CHECK(!hs_fast_copy_clean(&c));
+    hs_pause_pop();
+    CHECK(hs_fast_copy_clean(&c));
+    CHECK_EQ(hs_region_register(DEV, 32, "tensor"), 0);
+    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(hs_region_unregister(DEV));
+    CHECK(hs_fast_copy_clean(&c));
+    uint64_t seq = hs_order_enqueue(hs_stream_null()); /* a launch on the legacy stream, not waited for */
+    CHECK(!hs_fast_copy_clean(&c));
+    CHECK_EQ(hs_fast_copy_after(&c, 0), 0); /* a synchronous copy drains the legacy stream */
+    CHECK(atomic_load(&hs_stream_null()->done) >= seq);
+    CHECK(hs_fast_copy_clean(&c));
+
+    /* a refusal goes to the full path, which explains it and returns it unchanged */
+    CHECK_EQ(hs_fast_copy_after(&c, 7), 7);
+
+    /* freed memory: the full path reports the use after free */
+    hs_span gone;
+    CHECK_EQ(hs_shadow_release(DEV, 0, 1, 1, &gone), HS_RELEASED);
+    CHECK(!hs_fast_copy_clean(&c));
+    free(pinned);
+    return UNIT_DONE();
+}
