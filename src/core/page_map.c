@@ -664,7 +664,8 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
 /* Writer: a record whose span overlaps [base, end), or 0. */
 static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
 {
-    for (uintptr_t c = base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
+    uintptr_t placed_end = end < ADDR_LIMIT ? end : ADDR_LIMIT; /* the radix part ends at 2^48 */
+    for (uintptr_t c = base >> CHUNK_SHIFT; base < placed_end && c <= (placed_end - 1) >> CHUNK_SHIFT;) {
         uintptr_t chunk_base = c << CHUNK_SHIFT;
         size_t ti = chunk_base >> LEAF_SHIFT;
         uint64_t t = ld(&m->top[ti]);
