@@ -75,9 +75,9 @@ for kind in "${kinds[@]}"; do
   reports=$root/$dir/sanitizer-reports
   echo "== $kind: $dir (-Db_sanitize=$sanitize)"
   if [ -f "$dir/build.ninja" ]; then
-    meson setup --reconfigure "$dir" -Db_sanitize=$sanitize >/dev/null
+    meson setup --reconfigure "$dir" -Db_sanitize=$sanitize -Db_lto=false >/dev/null
   else
-    meson setup "$dir" -Db_sanitize=$sanitize >/dev/null
+    meson setup "$dir" -Db_sanitize=$sanitize -Db_lto=false >/dev/null
   fi
   mkdir -p "$logs"
   if ! meson compile -C "$dir" >/dev/null; then

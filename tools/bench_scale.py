@@ -72,8 +72,8 @@ added1 = t1["shadow"]["copy"] - t1["plain"]["copy"]
 added16 = t16["shadow"]["copy"] - t16["plain"]["copy"]
 
 print()
-print("== the shadow map alone (bench_lookup: no runtime, no call path): ns per operation ==")
-print(f"{'live':>9} {'lookup':>8} {'add':>8} {'release':>8}")
+print("== the shadow map alone (bench_lookup: no runtime, no call path): ns per operation; brief = hs_shadow_brief, the fast path's lookup ==")
+print(f"{'live':>9} {'lookup':>8} {'brief':>8} {'add':>8} {'release':>8}")
 for live in (1000, 100000, 1000000):
     runs = []
     for _ in range(rounds):
@@ -81,7 +81,7 @@ for live in (1000, 100000, 1000000):
                              text=True, check=True).stdout.split()
         runs.append({out[i]: float(out[i + 1]) for i in range(1, len(out) - 1, 2)})
     m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print(f"{live:>9} {m['lookup']:>8.1f} {m['add']:>8.1f} {m['release']:>8.1f}")
+    print(f"{live:>9} {m['lookup']:>8.1f} {m['brief']:>8.1f} {m['add']:>8.1f} {m['release']:>8.1f}")
 
 print()
 big = rows[1000000]
