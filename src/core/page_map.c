@@ -682,9 +682,11 @@ static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
             const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
             long i = bucket_last_at_or_below(b, bucket_n(b), end - 1);
             if (i >= 0) {
-                uint32_t r = entry_rec(ld(&b->ent[2 * i + 1]));
-                hs_span s;
-                rec_read(m, r, &s);
+                uint64_t w = ld(&b->ent[2 * i + 1]), size = w >> 40;
+                uint32_t r = entry_rec(w);
+                hs_span s = {.base = ld(&b->ent[2 * i]), .size = size};
+                if (size == BRIEF_SIZE_MAX) /* saturated: the record has the size */
+                    rec_read(m, r, &s);
                 if (span_end(&s) > base)
                     return r;
             }
@@ -702,18 +704,17 @@ static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
 
 static bool is_overflow(const hs_span *s) { return span_end(s) > ADDR_LIMIT; }
 
-static void remove_record(hs_page_map *m, uint32_t r)
+/* span: record r's, as just read */
+static void remove_record(hs_page_map *m, uint32_t r, const hs_span *span)
 {
-    hs_span s;
-    rec_read(m, r, &s);
-    if (is_overflow(&s)) {
+    if (is_overflow(span)) {
         uint32_t n = atomic_load(&m->n_overflow), w = 0;
         for (uint32_t i = 0; i < n; i++)
             if (ld32(&m->overflow[i]) != r)
                 st32(&m->overflow[w++], ld32(&m->overflow[i]));
         atomic_store(&m->n_overflow, w);
     } else {
-        unplace(m, r, &s);
+        unplace(m, r, span);
     }
     rec_give(m, r);
     atomic_fetch_sub_explicit(&m->count, 1, memory_order_relaxed);
@@ -728,7 +729,7 @@ int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, void (*replaced)(const
     for (uint32_t r; (r = first_overlap(m, s->base, end)) != 0;) {
         hs_span old;
         rec_read(m, r, &old);
-        remove_record(m, r);
+        remove_record(m, r, &old);
         if (replaced)
             replaced(&old, arg);
     }
@@ -772,7 +773,7 @@ bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *r
     if (!r || s.base != base || (id && s.id != id))
         return false;
     begin_write(m);
-    remove_record(m, r);
+    remove_record(m, r, &s);
     end_write(m);
     if (removed)
         *removed = s;
