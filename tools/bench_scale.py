@@ -62,7 +62,7 @@ for live in (1000, 10000, 100000, 1000000):
           f"{r['alloc_stacks']:>10.1f} {r['free_stacks']:>9.1f} {per_alloc:>9.0f}")
 
 print()
-print("== control: a ~20 ns hipMemcpy shim with no memory access (tests/bench/spin_shim.c), preloaded ==")
+print("== control: a hipMemcpy shim of fixed arithmetic, no memory access (tests/bench/spin_shim.c), preloaded ==")
 shim = os.path.join(build, "tests/bench/libspin_shim.so")
 control = {}
 for live in (1000, 1000000):
@@ -73,8 +73,8 @@ for live in (1000, 1000000):
                              capture_output=True, text=True, check=True).stdout.split()
         got["shim"].append(float(out[1]))
     control[live] = statistics.median(got["shim"]) - statistics.median(got["plain"])
-print(f"added by the shim: {control[1000]:.1f} ns at 1K live, {control[1000000]:.1f} ns at 1M: the difference is "
-      f"the benchmark's own random reads, no longer overlapped with the next copy")
+print(f"added by the shim: {control[1000]:.1f} ns at 1K live (its own cost), {control[1000000]:.1f} ns at 1M: the "
+      f"difference is the benchmark's own random reads, no longer overlapped with the next copy")
 
 print()
 print("== threads: hipMemcpyAsync D2H on each thread's own stream, 100000 live (medians of at least 7) ==")
