@@ -54,9 +54,10 @@ bool hs_fast_copy_clean(const hs_call *c)
     if (c->async || c->has_stream || !c->bytes || c->dst_extent || c->src_extent || !c->dst || !c->src ||
         c->dir < HS_DIR_H2H || c->dir > HS_DIR_D2D || !full_path_not_needed())
         return false;
+    enum { ROLE_HOST = 2 }; /* hs_role_of's answer for a host side (check.h) */
     hs_brief_side dst, src;
-    return brief_side(c->dst, c->bytes, hs_role_of(c->dir, HS_SIDE_DST) == 2, true, &dst) &&
-           brief_side(c->src, c->bytes, hs_role_of(c->dir, HS_SIDE_SRC) == 2, false, &src) &&
+    return brief_side(c->dst, c->bytes, hs_role_of(c->dir, HS_SIDE_DST) == ROLE_HOST, true, &dst) &&
+           brief_side(c->src, c->bytes, hs_role_of(c->dir, HS_SIDE_SRC) == ROLE_HOST, false, &src) &&
            hs_check_copy_brief_clean(c->dir, &dst, &src) && hs_order_legacy_idle();
 }
 
