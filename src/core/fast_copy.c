@@ -49,30 +49,34 @@ static bool full_path_not_needed(void)
            !hs_regions_any() && !hs_blocks_any() && !hs_order_capturing_streams();
 }
 
-bool hs_fast_copy_clean(const hs_call *c)
+bool hs_fast_copy_clean(const hs_copy_args *a)
 {
-    if (c->async || c->has_stream || !c->bytes || c->dst_extent || c->src_extent || !c->dst || !c->src ||
-        c->dir < HS_DIR_H2H || c->dir > HS_DIR_D2D || !full_path_not_needed())
+    if (a->async || a->has_stream || !a->bytes || a->dst_extent || a->src_extent || !a->dst || !a->src ||
+        a->dir < HS_DIR_H2H || a->dir > HS_DIR_D2D || !full_path_not_needed())
         return false;
     enum { ROLE_HOST = 2 }; /* hs_role_of's answer for a host side (check.h) */
     hs_brief_side dst, src;
-    return brief_side(c->dst, c->bytes, hs_role_of(c->dir, HS_SIDE_DST) == ROLE_HOST, true, &dst) &&
-           brief_side(c->src, c->bytes, hs_role_of(c->dir, HS_SIDE_SRC) == ROLE_HOST, false, &src) &&
-           hs_check_copy_brief_clean(c->dir, &dst, &src) && hs_order_legacy_idle();
+    return brief_side(a->dst, a->bytes, hs_role_of(a->dir, HS_SIDE_DST) == ROLE_HOST, true, &dst) &&
+           brief_side(a->src, a->bytes, hs_role_of(a->dir, HS_SIDE_SRC) == ROLE_HOST, false, &src) &&
+           hs_check_copy_brief_clean(a->dir, &dst, &src) && hs_order_legacy_idle();
 }
 
-int hs_fast_copy_after(const hs_call *c, int result)
+bool hs_fast_copy_done(uint16_t api, int result)
 {
-    if (HS_UNLIKELY(hs_layer_of(c->api)->is_failure(result))) {
-        /* Refused: the full path explains it (or rescues it: fallback=stage).  Its facts are
-         * gathered now; the copy changed nothing, so they are what they were before it. */
-        hs_call_state st;
-        hs_before(c, &st);
-        return hs_after(c, &st, result);
-    }
+    if (HS_UNLIKELY(hs_layer_of(api)->is_failure(result)))
+        return false;
     hs_gpu_faults_after_success();
     /* As the full path's model: a synchronous copy on the legacy stream drains it and every
      * blocking stream (work another thread enqueued during the copy included). */
     hs_order_complete_legacy();
-    return result;
+    return true;
+}
+
+int hs_fast_copy_refused(const hs_call *c, int result)
+{
+    /* The full path explains it (or rescues it: fallback=stage).  Its facts are gathered now; the
+     * copy changed nothing, so they are what they were before it. */
+    hs_call_state st;
+    hs_before(c, &st);
+    return hs_after(c, &st, result);
 }

@@ -8,10 +8,26 @@
 
 #include "call.h"
 
+/* The fields of a copy the fast path reads: the wrapper fills these, not a whole hs_call (352
+ * bytes to clear), unless the copy goes down the full path. */
+typedef struct hs_copy_args {
+    uintptr_t dst, src;
+    size_t bytes, dst_extent, src_extent;
+    int dir;
+    uint16_t api;
+    bool async, has_stream;
+} hs_copy_args;
+#define HS_COPY_ARGS(c)                                                                                  \
+    ((hs_copy_args){.dst = (c).dst, .src = (c).src, .bytes = (c).bytes, .dst_extent = (c).dst_extent,    \
+                    .src_extent = (c).src_extent, .dir = (c).dir, .api = (c).api, .async = (c).async,    \
+                    .has_stream = (c).has_stream})
+
 /* Before forwarding: true when the copy is clean and needs nothing else from hipshadow. */
-bool hs_fast_copy_clean(const hs_call *c);
-/* After forwarding a copy hs_fast_copy_clean passed: the stream model, and a refusal handed to
- * the full path (explained, or rescued by fallback=stage).  Returns what the program gets. */
-int hs_fast_copy_after(const hs_call *c, int result);
+bool hs_fast_copy_clean(const hs_copy_args *a);
+/* After forwarding it: the stream model; false when the runtime refused the copy, which the
+ * caller then hands, described in full, to hs_fast_copy_refused (explained, or rescued by
+ * fallback=stage).  Returns what the program gets. */
+bool hs_fast_copy_done(uint16_t api, int result);
+int hs_fast_copy_refused(const hs_call *c, int result);
 
 #endif

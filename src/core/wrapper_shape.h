@@ -19,24 +19,41 @@
  * returns when the runtime lacks the symbol; resolve: a statement that resolves the layer's real
  * functions (once).  A lookup (HS_OP_LOOKUP: get-proc-address) hands out wrappers even when the
  * guard is held, since the runtime's own lookups run under wrapped calls. */
+#define HS_CALL_OF(api_id, ...) {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}
+
+/* `call` is what a front-end's args may name (REDZONE, HOST_FN_ARGS); where they do not, the
+ * compiler drops it.  quick_ is read field by field, never whole, so the fast path of a clean
+ * copy never builds the 352-byte description. */
 #define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, resolve, ...)                  \
     HS_EXPORT ret_t name params                                                                      \
     {                                                                                                \
         resolve;                                                                                     \
         if (HS_UNLIKELY(!real_##name))                                                               \
             return missing;                                                                          \
-        const hs_call call = {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}; \
+        const hs_call quick_ = {.api = api_id, __VA_ARGS__};                                         \
         if (!hs_enter()) {                                                                           \
+            const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                    \
+            (void)call;                                                                              \
             ret_t r = real_##name args;                                                              \
-            if (call.op == HS_OP_LOOKUP && (int)r == 0)                                              \
-                hs_lookup_redirect(call.lookup_result);                                              \
+            if (quick_.op == HS_OP_LOOKUP && (int)r == 0)                                            \
+                hs_lookup_redirect(quick_.lookup_result);                                            \
             return r;                                                                                \
         }                                                                                            \
-        if (call.op == HS_OP_COPY && hs_fast_copy_clean(&call)) {                                    \
-            ret_t r = (ret_t)hs_fast_copy_after(&call, (int)real_##name args);                       \
-            hs_leave();                                                                              \
-            return r;                                                                                \
+        if (quick_.op == HS_OP_COPY) {                                                               \
+            const hs_copy_args a_ = HS_COPY_ARGS(quick_);                                            \
+            if (hs_fast_copy_clean(&a_)) {                                                           \
+                const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                \
+                (void)call;                                                                          \
+                ret_t r = real_##name args;                                                          \
+                if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                               \
+                    const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                        \
+                    r = (ret_t)hs_fast_copy_refused(&refused_, (int)r);                              \
+                }                                                                                    \
+                hs_leave();                                                                          \
+                return r;                                                                            \
+            }                                                                                        \
         }                                                                                            \
+        const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                        \
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \

@@ -20,6 +20,12 @@ static hs_call copy(uintptr_t dst, uintptr_t src, size_t bytes, int dir)
     return (hs_call){.api = 1, .op = HS_OP_COPY, .dst = dst, .src = src, .bytes = bytes, .dir = dir};
 }
 
+static bool clean(const hs_call *c)
+{
+    hs_copy_args a = HS_COPY_ARGS(*c); /* what the wrapper passes */
+    return hs_fast_copy_clean(&a);
+}
+
 static uint64_t add(uintptr_t base, size_t size, uint32_t kind)
 {
     hs_span s = {.base = base, .size = size, .kind = kind};
@@ -40,63 +46,64 @@ int main(void)
 
     /* taken: the common clean copies */
     hs_call c = copy(h, DEV + 16, 64, HS_DIR_D2H);
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     c = copy(DEV, h, 256, HS_DIR_H2D);
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     c = copy(DEV, BIG + (5u << 20), 128, HS_DIR_D2D);
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     c = copy((uintptr_t)pinned, DEV, 256, HS_DIR_D2H);
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     c = copy(h, DEV + 4096, 64, HS_DIR_D2H); /* managed memory is device memory */
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
 
     /* left to the full path */
     c = copy(h, DEV + 200, 64, HS_DIR_D2H); /* 8 bytes past the end */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, DEV + 8192, 16, HS_DIR_D2H); /* in no allocation */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(DEV, h, 64, HS_DIR_D2H); /* reversed */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(0x1000, DEV, 64, HS_DIR_D2H); /* an unmapped host page */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, (uintptr_t)pinned, 64, HS_DIR_D2H); /* pinned host memory named as device memory */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(0, DEV, 64, HS_DIR_D2H);
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, DEV, 64, HS_DIR_DEFAULT);
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, DEV, 64, HS_DIR_D2H);
     c.async = true;
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, DEV, 64, HS_DIR_D2H);
     c.src_extent = 200; /* 2-D */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     c = copy(h, BIG + (64u << 10) - 32, 64, HS_DIR_D2H); /* leaves its 64 KiB chunk */
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
 
     /* conditions of the process */
     c = copy(h, DEV, 64, HS_DIR_D2H);
     hs_pause_push();
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     hs_pause_pop();
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     CHECK_EQ(hs_region_register(DEV, 32, "tensor"), 0);
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     CHECK(hs_region_unregister(DEV));
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
     uint64_t seq = hs_order_enqueue(hs_stream_null()); /* a launch on the legacy stream, not waited for */
-    CHECK(!hs_fast_copy_clean(&c));
-    CHECK_EQ(hs_fast_copy_after(&c, 0), 0); /* a synchronous copy drains the legacy stream */
+    CHECK(!clean(&c));
+    CHECK(hs_fast_copy_done(c.api, 0)); /* a synchronous copy drains the legacy stream */
     CHECK(atomic_load(&hs_stream_null()->done) >= seq);
-    CHECK(hs_fast_copy_clean(&c));
+    CHECK(clean(&c));
 
     /* a refusal goes to the full path, which explains it and returns it unchanged */
-    CHECK_EQ(hs_fast_copy_after(&c, 7), 7);
+    CHECK(!hs_fast_copy_done(c.api, 7));
+    CHECK_EQ(hs_fast_copy_refused(&c, 7), 7);
 
     /* freed memory: the full path reports the use after free */
     hs_span gone;
     CHECK_EQ(hs_shadow_release(DEV, 0, 1, 1, &gone), HS_RELEASED);
-    CHECK(!hs_fast_copy_clean(&c));
+    CHECK(!clean(&c));
     free(pinned);
     return UNIT_DONE();
 }
