@@ -24,7 +24,7 @@ static atomic_uint snapshots; /* how many times the snapshot was read: a thread'
 /* Each thread's last mapping that passed (a copy's host buffer is usually where the last one
  * was: its stack, its staging buffer): checked with no lookup while the snapshot it came from is
  * the one in force and the maps have not changed since. */
-static HS_TLS struct { unsigned snapshot, changes, perms; uintptr_t lo, hi; } last_hit;
+static HS_TLS struct { unsigned changes, perms; uintptr_t lo, hi; } last_hit;
 
 void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
 
@@ -35,56 +35,97 @@ int hs_hostmem_init(void)
     return hs_span_index_init(&maps);
 }
 
-void hs_hostmem_after_fork(void) { hs_span_index_after_fork(&maps); }
+static void reader_after_fork(void);
+void hs_hostmem_after_fork(void)
+{
+    hs_span_index_after_fork(&maps);
+    reader_after_fork();
+}
+
+static atomic_ulong kernel_probes; /* msync probes made (hs_host_kernel_probes) */
 
 static bool kernel_says_mapped(uintptr_t p, size_t len)
 {
+    atomic_fetch_add_explicit(&kernel_probes, 1, memory_order_relaxed);
     uintptr_t start = p & ~page_mask;
     size_t span = (size_t)(p - start) + len;
     return msync((void *)start, span, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
+uint64_t hs_host_kernel_probes(void) { return atomic_load_explicit(&kernel_probes, memory_order_relaxed); }
+
+/* A stale snapshot is read again at most once a millisecond (hs_coarse_ns), by one thread. */
+static _Atomic uint64_t next_refresh_ns;
+static bool refresh_allowed(void)
+{
+    uint64_t now = hs_coarse_ns(), next = atomic_load_explicit(&next_refresh_ns, memory_order_relaxed);
+    return now >= next && atomic_compare_exchange_strong(&next_refresh_ns, &next, now + 1000000);
+}
+
+/* What a read of /proc/self/maps is read into, kept and only ever grown: freeing large buffers
+ * unmaps them, and a munmap would mark the snapshot just made stale again (then every check
+ * would go to the kernel).  One reader at a time. */
+static struct {
+    pthread_mutex_t lock;
+    char *text;
+    size_t text_cap;
+    hs_span *spans;
+    size_t spans_cap;
+} rd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void reader_after_fork(void) { pthread_mutex_init(&rd.lock, NULL); }
+
+static bool grow(void **buf, size_t *cap, size_t want, size_t elem)
+{
+    if (*cap >= want)
+        return true;
+    size_t cap2 = *cap ? *cap : want;
+    while (cap2 < want)
+        cap2 *= 2;
+    void *grown = realloc(*buf, cap2 * elem);
+    if (!grown)
+        return false;
+    *buf = grown;
+    *cap = cap2;
+    return true;
+}
+
 /* Cold: re-read /proc/self/maps into the snapshot. */
 static void refresh_snapshot(void)
 {
+    pthread_mutex_lock(&rd.lock);
     unsigned at = atomic_load_explicit(&maps_changes, memory_order_acquire); /* changes after this make it stale */
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        pthread_mutex_unlock(&rd.lock);
         return;
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap + 1);
-    while (text) {
-        ssize_t got = read(fd, text + len, cap - len);
+    }
+    size_t len = 0;
+    bool ok = grow((void **)&rd.text, &rd.text_cap, (1 << 16) + 1, 1);
+    while (ok) {
+        ssize_t got = read(fd, rd.text + len, rd.text_cap - 1 - len);
         if (got <= 0)
             break;
         len += (size_t)got;
-        if (len == cap) {
-            char *grown = realloc(text, cap * 2 + 1);
-            if (!grown) { free(text); text = NULL; break; }
-            text = grown;
-            cap *= 2;
-        }
+        if (len == rd.text_cap - 1)
+            ok = grow((void **)&rd.text, &rd.text_cap, rd.text_cap * 2, 1);
     }
     close(fd);
-    if (!text)
-        return;
-    text[len] = 0;
-    size_t n = 0, spans_cap = 1024;
-    hs_span *spans = malloc(spans_cap * sizeof *spans);
-    for (char *line = text; spans && line && *line;) {
+    size_t n = 0;
+    if (ok) {
+        rd.text[len] = 0;
+        ok = grow((void **)&rd.spans, &rd.spans_cap, 1024, sizeof *rd.spans);
+    }
+    for (char *line = rd.text; ok && line && *line;) {
         char *next = strchr(line, '\n');
         if (next)
             *next++ = 0;
         unsigned long lo, hi;
         char perms[5];
         if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3) {
-            if (n == spans_cap) {
-                hs_span *grown = realloc(spans, spans_cap * 2 * sizeof *spans);
-                if (!grown) break;
-                spans = grown;
-                spans_cap *= 2;
-            }
-            hs_span *s = &spans[n++];
+            if (n == rd.spans_cap && !(ok = grow((void **)&rd.spans, &rd.spans_cap, n + 1, sizeof *rd.spans)))
+                break;
+            hs_span *s = &rd.spans[n++];
             memset(s, 0, sizeof *s);
             s->base = lo;
             s->size = hi - lo;
@@ -93,17 +134,16 @@ static void refresh_snapshot(void)
         }
         line = next;
     }
-    if (spans) {
+    if (ok) {
         hs_span_lock(&maps);
-        if (hs_span_replace_all_locked(&maps, spans, n) == 0)
+        if (hs_span_replace_all_locked(&maps, rd.spans, n) == 0)
             atomic_store_explicit(&snapshot_at, at, memory_order_release);
         /* after the new content: a thread that reads this count sees it, and its cached hit of
          * the old snapshot no longer matches */
         atomic_fetch_add_explicit(&snapshots, 1, memory_order_release);
         hs_span_unlock(&maps);
     }
-    free(spans);
-    free(text);
+    pthread_mutex_unlock(&rd.lock);
 }
 
 /* Cold: the name of the mapping holding addr, read again from /proc/self/maps. */
@@ -181,25 +221,30 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
         return fact->status;
     }
     unsigned need = need_write ? PERM_W : PERM_R;
-    /* The hot path: a fresh snapshot that covers the range with the permission. */
+    /* The hot path: this thread's last range that passed, with no mapping change since. */
     unsigned changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
-    unsigned serial = atomic_load_explicit(&snapshots, memory_order_acquire);
+    if (last_hit.changes == changes && p >= last_hit.lo && p + len <= last_hit.hi && (last_hit.perms & need) == need)
+        return HS_HOST_OK;
+    /* Next: a fresh snapshot that covers the range with the permission.  A stale one is read
+     * again first, once a millisecond at most (a thread's start or its heap's growth changes the
+     * mappings; else every later check would pay a system call and trust stale permissions). */
+    if (atomic_load_explicit(&snapshot_at, memory_order_acquire) != changes && refresh_allowed()) {
+        refresh_snapshot();
+        changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
+    }
     if (atomic_load_explicit(&snapshot_at, memory_order_acquire) == changes) {
-        if (last_hit.changes == changes && last_hit.snapshot == serial && p >= last_hit.lo && p + len <= last_hit.hi &&
-            (last_hit.perms & need) == need)
-            return HS_HOST_OK;
         hs_span m;
         memset(fact, 0, sizeof *fact);
         if (walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK) {
             if (hs_span_find(&maps, p, &m) && p + len <= m.base + m.size)
-                last_hit = (__typeof__(last_hit)){serial, changes, m.kind, m.base, m.base + m.size};
+                last_hit = (__typeof__(last_hit)){changes, m.kind, m.base, m.base + m.size};
             return HS_HOST_OK;
         }
     }
     memset(fact, 0, sizeof *fact);
     bool mapped = kernel_says_mapped(p, len);
     if (mapped && walk_snapshot(p, len, need, fact) && fact->status == HS_HOST_OK)
-        return HS_HOST_OK; /* the snapshot was stale but right (one msync, a lock-free walk) */
+        return HS_HOST_OK; /* stale, read again a moment ago, but right: one msync, a lock-free walk */
     /* The snapshot lacks the range or says it lacks the permission.  Permissions change under
      * us (mprotect: thread stacks and malloc arenas grow into PROT_NONE reservations), so read
      * the maps again before saying anything. */

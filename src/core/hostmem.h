@@ -36,5 +36,8 @@ uint64_t hs_host_snapshot_serial(void);
 bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t *serial);
 /* The process's mappings changed (munmap, mprotect, mremap): the snapshot may be stale. */
 void hs_hostmem_maps_changed(void);
+/* How many times a check asked the kernel (msync) because the snapshot could not answer: the
+ * slow path's count, for tests. */
+uint64_t hs_host_kernel_probes(void);
 
 #endif
