@@ -54,11 +54,11 @@ static bool kernel_says_mapped(uintptr_t p, size_t len)
 
 uint64_t hs_host_kernel_probes(void) { return atomic_load_explicit(&kernel_probes, memory_order_relaxed); }
 
-/* A stale snapshot is read again at most once a millisecond (hs_coarse_ns), by one thread. */
+/* A stale snapshot is read again at most once a millisecond, by one thread. */
 static _Atomic uint64_t next_refresh_ns;
 static bool refresh_allowed(void)
 {
-    uint64_t now = hs_coarse_ns(), next = atomic_load_explicit(&next_refresh_ns, memory_order_relaxed);
+    uint64_t now = hs_coarse_monotonic_ns(), next = atomic_load_explicit(&next_refresh_ns, memory_order_relaxed);
     return now >= next && atomic_compare_exchange_strong(&next_refresh_ns, &next, now + 1000000);
 }
 

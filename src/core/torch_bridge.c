@@ -23,7 +23,7 @@ static struct {
     atomic_bool have_plugin;      /* plugin (its python_stack) usable */
     pthread_mutex_t lock;         /* loading */
     _Atomic(unsigned long long) seen_adds; /* the loader's count of objects added, at the last look */
-    _Atomic(uint64_t) next_look_ns;        /* hs_coarse_ns() before which the loader is not asked again */
+    _Atomic(uint64_t) next_look_ns;        /* hs_coarse_monotonic_ns() before which the loader is not asked again */
     hipshadow_torch_plugin plugin;
 } tb = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -155,7 +155,7 @@ static void poll_slow(int s)
          * without our lock (every device allocation and free asks).  The loader is asked once a
          * clock tick at most: asking takes its lock and ours for fork (two shared lines, ~40 ns),
          * and PyTorch's first allocation comes long after it is loaded (CUDA's start-up). */
-        uint64_t now = hs_coarse_ns();
+        uint64_t now = hs_coarse_monotonic_ns();
         if (now < atomic_load_explicit(&tb.next_look_ns, memory_order_relaxed))
             return;
         atomic_store_explicit(&tb.next_look_ns, now + 1000000, memory_order_relaxed);

@@ -11,6 +11,7 @@
 
 uint64_t hs_now_ns(void);          /* CLOCK_REALTIME, for records that are compared across processes */
 uint64_t hs_coarse_ns(void);       /* the same clock at a few ms resolution, for the hot path's ages */
+uint64_t hs_coarse_monotonic_ns(void); /* a few ms resolution, never steps back: for rate limits */
 uint64_t hs_order_stamp(void);     /* a cheap, monotonic stamp: which of two events came first */
 uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
 uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
