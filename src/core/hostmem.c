@@ -21,9 +21,9 @@ static uintptr_t page_mask;
 static atomic_uint maps_changes, snapshot_at = 1;
 static atomic_uint snapshots; /* how many times the snapshot was read: a thread's cached hit names one */
 
-/* Each thread's last mapping that passed (a copy's host buffer is usually where the last one
- * was: its stack, its staging buffer): checked with no lookup while the snapshot it came from is
- * the one in force and the maps have not changed since. */
+/* Each thread's last mapping that passed in a fresh snapshot (a copy's host buffer is usually
+ * where the last one was: its stack, its staging buffer): trusted with no lookup until the maps
+ * change (a re-read of the snapshot alone changes nothing about them). */
 static HS_TLS struct { unsigned changes, perms; uintptr_t lo, hi; } last_hit;
 
 void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
@@ -138,8 +138,8 @@ static void refresh_snapshot(void)
         hs_span_lock(&maps);
         if (hs_span_replace_all_locked(&maps, rd.spans, n) == 0)
             atomic_store_explicit(&snapshot_at, at, memory_order_release);
-        /* after the new content: a thread that reads this count sees it, and its cached hit of
-         * the old snapshot no longer matches */
+        /* after the new content: a cache keyed on this count (hs_host_snapshot_serial) sees
+         * the new content once it sees the new count */
         atomic_fetch_add_explicit(&snapshots, 1, memory_order_release);
         hs_span_unlock(&maps);
     }
