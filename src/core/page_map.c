@@ -579,8 +579,9 @@ static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *s
 /* Whether [base, end) covers all of [from, to). */
 static bool covers(uintptr_t base, uintptr_t end, uintptr_t from, uintptr_t to) { return base <= from && end >= to; }
 
-/* Remove record r from every chunk it touches (tolerates a partly placed record). */
-static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
+/* Writer: every word naming record r, in the chunks its span touches (a partly placed record
+ * too), is removed (remove) or rewritten with the span's current tag (after an update). */
+static void rewrite_words(hs_page_map *m, uint32_t r, const hs_span *s, bool remove)
 {
     uintptr_t end = span_end(s);
     for (uintptr_t c = s->base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
@@ -588,7 +589,7 @@ static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
         size_t ti = chunk_base >> LEAF_SHIFT;
         uint64_t t = ld(&m->top[ti]);
         if ((t & 1) && cover_rec(t) == r) { /* covered the whole GiB */
-            st(&m->top[ti], (uint64_t)(uintptr_t)m->leaf_mem[ti]);
+            st(&m->top[ti], remove ? (uint64_t)(uintptr_t)m->leaf_mem[ti] : cover_word(m, r, s));
             c = (uintptr_t)(ti + 1) << LEAF_BITS;
             continue;
         }
@@ -596,43 +597,28 @@ static void unplace(hs_page_map *m, uint32_t r, const hs_span *s)
             hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
             _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
             uint64_t e = ld(slot);
-            if ((e & 1) && cover_rec(e) == r)
-                slot_set(m, leaf, slot, 0);
-            else if (e && !(e & 1))
-                bucket_remove(m, leaf, slot, r);
-        }
-        c++;
-    }
-}
-
-/* Writer: rewrite the words that name record r with its span's new tag. */
-static void retag(hs_page_map *m, uint32_t r, const hs_span *s)
-{
-    uintptr_t end = span_end(s);
-    for (uintptr_t c = s->base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
-        uintptr_t chunk_base = c << CHUNK_SHIFT;
-        size_t ti = chunk_base >> LEAF_SHIFT;
-        uint64_t t = ld(&m->top[ti]);
-        if ((t & 1) && cover_rec(t) == r) {
-            st(&m->top[ti], cover_word(m, r, s));
-            c = (uintptr_t)(ti + 1) << LEAF_BITS;
-            continue;
-        }
-        if (t && !(t & 1)) {
-            _Atomic(uint64_t) *slot = leaf_slot((hs_pm_leaf *)(uintptr_t)t, chunk_base);
-            uint64_t e = ld(slot);
             if ((e & 1) && cover_rec(e) == r) {
-                st(slot, cover_word(m, r, s));
+                if (remove)
+                    slot_set(m, leaf, slot, 0);
+                else
+                    st(slot, cover_word(m, r, s));
             } else if (e && !(e & 1)) {
                 hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)e;
-                for (uint32_t i = 0; i < bucket_n(b); i++)
-                    if (entry_rec(ld(&b->ent[2 * i + 1])) == r)
-                        st(&b->ent[2 * i + 1], entry_word(m, r, s));
+                if (remove) {
+                    bucket_remove(m, leaf, slot, r);
+                } else {
+                    for (uint32_t i = 0; i < bucket_n(b); i++)
+                        if (entry_rec(ld(&b->ent[2 * i + 1])) == r)
+                            st(&b->ent[2 * i + 1], entry_word(m, r, s));
+                }
             }
         }
         c++;
     }
 }
+
+static void unplace(hs_page_map *m, uint32_t r, const hs_span *s) { rewrite_words(m, r, s, true); }
+static void retag(hs_page_map *m, uint32_t r, const hs_span *s) { rewrite_words(m, r, s, false); }
 
 /* Writer: put record r into every chunk [s->base, end) touches.  -1 when out of memory. */
 static int place(hs_page_map *m, uint32_t r, const hs_span *s)
