@@ -27,12 +27,29 @@ struct hs_pm_leaf {
     bool listed;            /* writer: on the map's list of emptied leaves */
 };
 
+/* A bucket's entries are sorted by base; spans do not overlap, so bases are distinct.  A bucket
+ * of HINTED_CAP or more entries (many small allocations in one chunk: an allocator that packs
+ * them) also keeps, for each 1/HINTS of its chunk, how many entries begin below it, so a search
+ * reads one hint and then the few entries beginning in that part, not a binary search's chain of
+ * cache misses across the whole bucket. */
+enum { HINTS = 64, HINT_SHIFT = CHUNK_SHIFT - 6, HINTED_CAP = 32 };
+_Static_assert(HINTS << HINT_SHIFT == 1 << CHUNK_SHIFT, "the hints split a chunk");
+
 struct hs_pm_bucket {
     _Atomic(uint32_t) cap;       /* fixed for the memory: buckets are reused within their class */
     _Atomic(uint32_t) n;
     hs_pm_bucket *free_next;
-    _Atomic(uint64_t) ent[];     /* 2 * cap words: base, record */
+    _Atomic(uint64_t) data[];    /* hinted: HINTS 32-bit counts, then the entries; else the entries.
+                                  * The entries: 2 * cap words, base and record word */
 };
+
+static bool hinted(const hs_pm_bucket *b) { return atomic_load_explicit(&b->cap, memory_order_relaxed) >= HINTED_CAP; }
+static _Atomic(uint64_t) *ents(const hs_pm_bucket *b)
+{
+    return (_Atomic(uint64_t) *)b->data + (hinted(b) ? HINTS / 2 : 0);
+}
+/* hint k: how many entries begin below chunk_base + (k << HINT_SHIFT) */
+static _Atomic(uint32_t) *hints(const hs_pm_bucket *b) { return (_Atomic(uint32_t) *)(void *)b->data; }
 
 typedef struct { _Atomic(uint64_t) w[SPAN_WORDS]; } record;
 
@@ -188,7 +205,8 @@ static hs_pm_bucket *bucket_take(hs_page_map *m, uint32_t cap)
     if (b) {
         m->free_buckets[k] = b->free_next;
     } else {
-        size_t bytes = sizeof *b + sizeof(uint64_t) * 2 * ((size_t)1 << k);
+        size_t bytes = sizeof *b + sizeof(uint64_t) * 2 * ((size_t)1 << k) +
+                       ((1u << k) >= HINTED_CAP ? sizeof(uint32_t) * HINTS : 0);
         if (m->arena_left < bytes) {
             size_t want = bytes > ARENA_BYTES ? bytes : ARENA_BYTES;
             m->arena = m->arenas++ ? map_huge(m, want) : map_bytes(m, want);
@@ -219,25 +237,73 @@ static uint32_t bucket_n(const hs_pm_bucket *b)
     return n < cap ? n : cap;
 }
 
-/* Index of the last entry with base <= addr, or -1.  Branch-free (the compiler makes the step a
- * conditional move); a bucket of up to 16 is counted instead, so no load waits for another. */
-static long bucket_last_at_or_below(const hs_pm_bucket *b, uint32_t n, uintptr_t addr)
+/* How many of the entries [from, to) have base <= addr (they are sorted).  Up to 16 are counted,
+ * so no load waits for another; more are halved branch-free (the step is a conditional move). */
+static uint32_t count_at_or_below(const _Atomic(uint64_t) *e, uint32_t from, uint32_t to, uintptr_t addr)
 {
-    if (n <= 16) { /* small: count the bases <= addr, loads independent of each other */
-        long below = 0;
-        for (uint32_t i = 0; i < n; i++)
-            below += ld(&b->ent[2 * i]) <= addr;
-        return below - 1;
+    if (to - from <= 16) {
+        uint32_t below = 0;
+        for (uint32_t i = from; i < to; i++)
+            below += ld(&e[2 * i]) <= addr;
+        return below;
     }
-    if (ld(&b->ent[0]) > addr)
-        return -1;
-    uint32_t at = 0; /* ent[at] <= addr holds throughout */
-    for (uint32_t len = n; len > 1;) {
+    if (ld(&e[2 * from]) > addr)
+        return 0;
+    uint32_t at = from; /* e[at] <= addr holds throughout */
+    for (uint32_t len = to - from; len > 1;) {
         uint32_t half = len / 2;
-        at = ld(&b->ent[2 * (at + half)]) <= addr ? at + half : at;
+        at = ld(&e[2 * (at + half)]) <= addr ? at + half : at;
         len -= half;
     }
-    return (long)at;
+    return at + 1 - from;
+}
+
+/* Index of the last entry of the bucket of the chunk at chunk_base with base <= addr, or -1.
+ * Readers may see a bucket mid-change: every bound is clamped to n, so the read stays inside it. */
+static long bucket_last_at_or_below(const hs_pm_bucket *b, uint32_t n, uintptr_t chunk_base, uintptr_t addr)
+{
+    uint32_t from = 0, to = n; /* the entries with base <= addr are [0, from) and some of [from, to) */
+    if (hinted(b)) {
+        const _Atomic(uint32_t) *h = hints(b);
+        uintptr_t offset = addr - chunk_base;
+        if (addr < chunk_base) {
+            to = ld32(&h[0]);
+        } else if (offset < ((uintptr_t)1 << CHUNK_SHIFT)) {
+            uint32_t k = (uint32_t)(offset >> HINT_SHIFT);
+            from = ld32(&h[k]);
+            to = k + 1 < HINTS ? ld32(&h[k + 1]) : n;
+        } else {
+            from = n;
+        }
+        to = to < n ? to : n;
+        from = from < to ? from : to;
+    }
+    return (long)(from + count_at_or_below(ents(b), from, to, addr)) - 1;
+}
+
+/* Writer: the hints after an entry with this base came (+1) or went (-1). */
+static void hints_adjust(hs_pm_bucket *b, uintptr_t chunk_base, uintptr_t base, int by)
+{
+    if (!hinted(b))
+        return;
+    uint32_t k = base < chunk_base ? 0 : (uint32_t)((base - chunk_base) >> HINT_SHIFT) + 1;
+    for (_Atomic(uint32_t) *h = hints(b); k < HINTS; k++)
+        st32(&h[k], ld32(&h[k]) + (uint32_t)by);
+}
+
+/* Writer: the hints of a bucket whose entries were copied in. */
+static void hints_build(hs_pm_bucket *b, uintptr_t chunk_base)
+{
+    if (!hinted(b))
+        return;
+    const _Atomic(uint64_t) *e = ents(b);
+    uint32_t n = bucket_n(b), i = 0;
+    for (uint32_t k = 0; k < HINTS; k++) {
+        uintptr_t start = chunk_base + ((uintptr_t)k << HINT_SHIFT);
+        while (i < n && ld(&e[2 * i]) < start)
+            i++;
+        st32(&hints(b)[k], i);
+    }
 }
 
 /* ---- slots ---- */
@@ -295,8 +361,8 @@ static uint32_t probe(const hs_page_map *m, uintptr_t addr)
     if (e & 1)
         return clamp_rec(m, cover_rec(e));
     const hs_pm_bucket *b = (const hs_pm_bucket *)e;
-    long i = bucket_last_at_or_below(b, bucket_n(b), addr);
-    return i < 0 ? 0 : clamp_rec(m, entry_rec(ld(&b->ent[2 * i + 1])));
+    long i = bucket_last_at_or_below(b, bucket_n(b), addr & ~(((uintptr_t)1 << CHUNK_SHIFT) - 1), addr);
+    return i < 0 ? 0 : clamp_rec(m, entry_rec(ld(&ents(b)[2 * i + 1])));
 }
 
 static uint32_t probe_overflow(const hs_page_map *m, uintptr_t addr)
@@ -370,7 +436,7 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
     uint64_t t = ld(&m->top[addr >> LEAF_SHIFT]);
     if (!t)
         return HS_PM_ABSENT;
-    uintptr_t chunk_end = (addr | (((uintptr_t)1 << CHUNK_SHIFT) - 1)) + 1;
+    uintptr_t chunk_base = addr & ~(((uintptr_t)1 << CHUNK_SHIFT) - 1), chunk_end = chunk_base + ((uintptr_t)1 << CHUNK_SHIFT);
     if (t & 1) { /* one span covers the GiB: inside it if the range stays in the GiB */
         *tag = (uint8_t)(t >> COVER_TAG_SHIFT);
         return addr + extent <= ((addr >> LEAF_SHIFT) + 1) << LEAF_SHIFT ? HS_PM_INSIDE : HS_PM_UNSURE;
@@ -383,10 +449,11 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
         return addr + extent <= chunk_end ? HS_PM_INSIDE : HS_PM_UNSURE;
     }
     const hs_pm_bucket *b = (const hs_pm_bucket *)e;
-    long i = bucket_last_at_or_below(b, bucket_n(b), addr);
+    long i = bucket_last_at_or_below(b, bucket_n(b), chunk_base, addr);
     if (i < 0)
         return HS_PM_ABSENT;
-    uint64_t offset = addr - ld(&b->ent[2 * i]), w = ld(&b->ent[2 * i + 1]);
+    const _Atomic(uint64_t) *ent = ents(b);
+    uint64_t offset = addr - ld(&ent[2 * i]), w = ld(&ent[2 * i + 1]);
     uint64_t size = w >> 40; /* saturated: the span is at least this long */
     *tag = (uint8_t)(w >> 32);
     if (offset + extent <= size)
@@ -450,9 +517,9 @@ static uint32_t scan(const hs_page_map *m, uintptr_t addr, int dir, uint32_t ski
         } else if (e) {
             const hs_pm_bucket *b = (const hs_pm_bucket *)e;
             uint32_t n = bucket_n(b);
-            long i = bucket_last_at_or_below(b, n, addr); /* down: from it; up: from the one after */
+            long i = bucket_last_at_or_below(b, n, chunk_base, addr); /* down: from it; up: from the one after */
             for (i += dir > 0; i >= 0 && (uint32_t)i < n; i += dir) {
-                uint32_t r = clamp_rec(m, entry_rec(ld(&b->ent[2 * i + 1])));
+                uint32_t r = clamp_rec(m, entry_rec(ld(&ents(b)[2 * i + 1])));
                 if (wanted(m, r, skip, &s))
                     return r;
             }
@@ -530,7 +597,8 @@ static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
     return leaf;
 }
 
-static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t base, uint64_t word)
+static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t chunk_base,
+                         uintptr_t base, uint64_t word)
 {
     hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
     uint32_t n = b ? bucket_n(b) : 0;
@@ -538,38 +606,59 @@ static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *sl
         hs_pm_bucket *grown = bucket_take(m, b ? ld32(&b->cap) * 2 : 2);
         if (!grown)
             return -1;
+        _Atomic(uint64_t) *to = ents(grown);
         for (uint32_t i = 0; i < 2 * n; i++)
-            st(&grown->ent[i], ld(&b->ent[i]));
+            st(&to[i], ld(&ents(b)[i]));
         atomic_store_explicit(&grown->n, n, memory_order_relaxed);
+        hints_build(grown, chunk_base);
         slot_set(m, leaf, slot, (uint64_t)(uintptr_t)grown);
         if (b)
             bucket_give(m, b);
         b = grown;
     }
-    long at = bucket_last_at_or_below(b, n, base) + 1;
+    _Atomic(uint64_t) *e = ents(b);
+    long at = bucket_last_at_or_below(b, n, chunk_base, base) + 1;
     for (long i = (long)n; i > at; i--) {
-        st(&b->ent[2 * i], ld(&b->ent[2 * i - 2]));
-        st(&b->ent[2 * i + 1], ld(&b->ent[2 * i - 1]));
+        st(&e[2 * i], ld(&e[2 * i - 2]));
+        st(&e[2 * i + 1], ld(&e[2 * i - 1]));
     }
-    st(&b->ent[2 * at], base);
-    st(&b->ent[2 * at + 1], word);
+    st(&e[2 * at], base);
+    st(&e[2 * at + 1], word);
     atomic_store_explicit(&b->n, n + 1, memory_order_relaxed);
+    hints_adjust(b, chunk_base, base, +1);
     return 0;
 }
 
-static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint32_t r)
+/* Writer: where record r's entry is in the bucket of the chunk at chunk_base, or -1 when r is not
+ * there.  r's span begins at base and bases are distinct, so a search finds it; the scan after it
+ * is a safety net (a removal that missed would leave the record in the map for ever). */
+static long bucket_find(const hs_pm_bucket *b, uintptr_t chunk_base, uintptr_t base, uint32_t r)
+{
+    uint32_t n = bucket_n(b);
+    long i = bucket_last_at_or_below(b, n, chunk_base, base);
+    if (i >= 0 && entry_rec(ld(&ents(b)[2 * i + 1])) == r)
+        return i;
+    for (i = 0; i < (long)n; i++) /* met only for a record placed in part (out of memory) */
+        if (entry_rec(ld(&ents(b)[2 * i + 1])) == r)
+            return i;
+    return -1;
+}
+
+static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t chunk_base,
+                          uintptr_t base, uint32_t r)
 {
     hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
-    uint32_t n = bucket_n(b), at = 0;
-    while (at < n && entry_rec(ld(&b->ent[2 * at + 1])) != r)
-        at++;
-    if (at == n)
+    long found = bucket_find(b, chunk_base, base, r);
+    if (found < 0)
         return;
-    for (uint32_t i = at; i + 1 < n; i++) {
-        st(&b->ent[2 * i], ld(&b->ent[2 * i + 2]));
-        st(&b->ent[2 * i + 1], ld(&b->ent[2 * i + 3]));
+    uint32_t n = bucket_n(b);
+    _Atomic(uint64_t) *e = ents(b);
+    for (uint32_t i = (uint32_t)found; i + 1 < n; i++) {
+        st(&e[2 * i], ld(&e[2 * i + 2]));
+        st(&e[2 * i + 1], ld(&e[2 * i + 3]));
     }
     atomic_store_explicit(&b->n, n - 1, memory_order_relaxed);
+    hints_adjust(b, chunk_base, base, -1);
     if (n == 1) {
         slot_set(m, leaf, slot, 0);
         bucket_give(m, b);
@@ -604,13 +693,11 @@ static void rewrite_words(hs_page_map *m, uint32_t r, const hs_span *s, bool rem
                     st(slot, cover_word(m, r, s));
             } else if (e && !(e & 1)) {
                 hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)e;
-                if (remove) {
-                    bucket_remove(m, leaf, slot, r);
-                } else {
-                    for (uint32_t i = 0; i < bucket_n(b); i++)
-                        if (entry_rec(ld(&b->ent[2 * i + 1])) == r)
-                            st(&b->ent[2 * i + 1], entry_word(m, r, s));
-                }
+                long i;
+                if (remove)
+                    bucket_remove(m, leaf, slot, chunk_base, s->base, r);
+                else if ((i = bucket_find(b, chunk_base, s->base, r)) >= 0)
+                    st(&ents(b)[2 * i + 1], entry_word(m, r, s));
             }
         }
         c++;
@@ -640,7 +727,7 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
         _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
         if (covers(base, end, chunk_base, chunk_base + ((uintptr_t)1 << CHUNK_SHIFT)) && !ld(slot))
             slot_set(m, leaf, slot, cover_word(m, r, s));
-        else if (bucket_insert(m, leaf, slot, base, entry_word(m, r, s)) != 0)
+        else if (bucket_insert(m, leaf, slot, chunk_base, base, entry_word(m, r, s)) != 0)
             return -1;
         c++;
     }
@@ -666,11 +753,11 @@ static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
             return cover_rec(e);
         if (e) { /* the last span starting below end is the only one that can reach past base */
             const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
-            long i = bucket_last_at_or_below(b, bucket_n(b), end - 1);
+            long i = bucket_last_at_or_below(b, bucket_n(b), chunk_base, end - 1);
             if (i >= 0) {
-                uint64_t w = ld(&b->ent[2 * i + 1]), size = w >> 40;
+                uint64_t w = ld(&ents(b)[2 * i + 1]), size = w >> 40;
                 uint32_t r = entry_rec(w);
-                hs_span s = {.base = ld(&b->ent[2 * i]), .size = size};
+                hs_span s = {.base = ld(&ents(b)[2 * i]), .size = size};
                 if (size == BRIEF_SIZE_MAX) /* saturated: the record has the size */
                     rec_read(m, r, &s);
                 if (span_end(&s) > base)
@@ -811,9 +898,9 @@ void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), v
             } else if (e) {
                 const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
                 for (uint32_t i = 0; i < bucket_n(b); i++) {
-                    if (ld(&b->ent[2 * i]) >> CHUNK_SHIFT != chunk)
+                    if (ld(&ents(b)[2 * i]) >> CHUNK_SHIFT != chunk)
                         continue; /* began in an earlier chunk: visited there */
-                    rec_read(m, entry_rec(ld(&b->ent[2 * i + 1])), &s);
+                    rec_read(m, entry_rec(ld(&ents(b)[2 * i + 1])), &s);
                     fn(&s, arg);
                 }
             }

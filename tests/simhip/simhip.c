@@ -72,7 +72,7 @@ typedef struct sim_stream {
 } sim_stream;
 
 static const size_t APERTURE_SIZE = 64ull << 30;
-static const size_t DEVICE_ALIGN = 4096;
+static size_t DEVICE_ALIGN = 4096; /* SIMHIP_ALIGN: a power of two, for dense layouts in benchmarks */
 
 static struct {
     pthread_once_t once;
@@ -141,6 +141,14 @@ static void sim_init(void)
     sim.aperture = sim.aperture_next = (uintptr_t)p;
     const char *null_mode = getenv("SIMHIP_NULL");
     sim.null_copies = null_mode && *null_mode == '1';
+    const char *align = getenv("SIMHIP_ALIGN"); /* null mode only: others protect whole pages */
+    if (align && sim.null_copies) {
+        unsigned long a = strtoul(align, NULL, 0);
+        if (a >= 16 && a <= 4096 && !(a & (a - 1)))
+            DEVICE_ALIGN = a;
+        else
+            fprintf(stderr, "simhip: SIMHIP_ALIGN=%s is not a power of two from 16 to 4096; keeping 4096\n", align);
+    }
     if (sim.null_copies) /* no mprotect per allocation either: only hipshadow's cost should show */
         mprotect(p, APERTURE_SIZE, PROT_READ | PROT_WRITE);
     sim.null_stream.magic = STREAM_MAGIC;

@@ -223,20 +223,29 @@ static void check_against_reference(void)
     CHECK_EQ(visited, nref);
 }
 
-/* Small spans packed into 4 MiB (many per 64 KiB chunk), or, with wide, spans of 16 bytes to
- * 2.5 GiB spread over 8 GiB (spans over many chunks, whole GiBs covered). */
-static hs_span random_span(bool wide, uint64_t id)
+/* PACKED: small spans in 4 MiB (many per 64 KiB chunk); DENSE: spans of 16-64 bytes on 16-byte
+ * bases in 128 KiB across a chunk boundary (hundreds per chunk, dozens per KiB: the page map's
+ * hinted buckets); WIDE: spans of 16 bytes to 2.5 GiB spread over 8 GiB (spans over many chunks,
+ * whole GiBs covered). */
+typedef enum { PACKED, DENSE, WIDE } layout;
+static const struct { uintptr_t lo, range; } probed[] = {
+    [PACKED] = {0x10000000, 0x400000}, [DENSE] = {0x1fff0000, 0x20000}, [WIDE] = {0x100000000, 0x200000000}};
+
+static hs_span random_span(layout how, uint64_t id)
 {
-    if (!wide)
+    if (how == PACKED)
         return (hs_span){.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
                          .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id};
+    if (how == DENSE)
+        return (hs_span){.base = 0x1fff0000 + ((uintptr_t)(rand() % 0x2000) << 4), .size = (size_t)(rand() % 4 + 1) * 16,
+                         .id = id};
     static const int size_shift[] = {4, 8, 12, 16, 17, 20, 24, 28, 30, 31};
     size_t size = ((size_t)(rand() % 5 + 1) << size_shift[rand() % 10]) / 2;
     return (hs_span){.base = 0x100000000 + ((uintptr_t)(rand() % 0x20000) << 16) + (uintptr_t)(rand() % 4) * 4096,
                      .size = size, .id = id};
 }
 
-static void run_against_reference(bool wide)
+static void run_against_reference(layout how)
 {
     hs_span_index_init(&ix);
 #ifdef TEST_PAGE_MAP
@@ -244,15 +253,15 @@ static void run_against_reference(bool wide)
 #endif
     nref = 0;
     atomic_store(&bad_reads, 0);
-    probe_lo = wide ? 0x100000000 : 0x10000000;
-    probe_range = wide ? 0x200000000 : 0x400000;
+    probe_lo = probed[how].lo;
+    probe_range = probed[how].range;
     srand(7);
     uint64_t id = 1;
     for (int round = 0; round < 40000; round++) {
         int op = rand() % 10;
         hs_span_lock(&ix);
         if (op < 6 && nref < REF_MAX - 8) {
-            hs_span s = random_span(wide, id++);
+            hs_span s = random_span(how, id++);
             CHECK_EQ(hs_span_insert_locked(&ix, &s, NULL), 0);
             ref_insert(&s);
         } else if (op < 9 && nref) {
@@ -283,8 +292,9 @@ static void run_against_reference(bool wide)
 
 static void test_against_reference(void)
 {
-    run_against_reference(false);
-    run_against_reference(true);
+    run_against_reference(PACKED);
+    run_against_reference(DENSE);
+    run_against_reference(WIDE);
 }
 
 #ifdef TEST_PAGE_MAP
