@@ -477,6 +477,40 @@ hs_pm_brief hs_pm_brief_find(hs_page_map *m, uintptr_t addr, size_t extent, uint
     }
 }
 
+/* The leaf slot of addr, or NULL when addr's GiB has no leaf. */
+static const _Atomic(uint64_t) *slot_of(const hs_page_map *m, uintptr_t addr)
+{
+    if (addr >= ADDR_LIMIT)
+        return NULL;
+    uint64_t t = ld(&m->top[addr >> LEAF_SHIFT]);
+    return t && !(t & 1) ? leaf_slot((hs_pm_leaf *)(uintptr_t)t, addr) : NULL;
+}
+
+void hs_pm_prefetch(hs_page_map *m, const uintptr_t *addrs, size_t n)
+{
+    enum { BUCKET_HEAD_LINES = 5 }; /* the header and hints, or all of a bucket of up to 16 */
+    for (size_t i = 0; i < n; i++) {
+        const _Atomic(uint64_t) *slot = slot_of(m, addrs[i]);
+        if (slot)
+            __builtin_prefetch(slot);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const _Atomic(uint64_t) *slot = slot_of(m, addrs[i]);
+        uint64_t e = slot ? ld(slot) : 0;
+        if (e && !(e & 1))
+            for (int line = 0; line < BUCKET_HEAD_LINES; line++)
+                __builtin_prefetch((const char *)(uintptr_t)e + 64 * line);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = probe(m, addrs[i]);
+        if (r) {
+            const char *rec = (const char *)rec_at(m, r);
+            __builtin_prefetch(rec);
+            __builtin_prefetch(rec + sizeof(record) - 1);
+        }
+    }
+}
+
 size_t hs_pm_count(hs_page_map *m) { return atomic_load_explicit(&m->count, memory_order_relaxed); }
 size_t hs_pm_bytes(hs_page_map *m) { return m->bytes; }
 

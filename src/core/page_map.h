@@ -67,6 +67,10 @@ bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out);
 /* The nearest spans below and above, passing over those whose kind has any of the skip bits. */
 void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *below, bool *has_below, hs_span *above,
                       bool *has_above);
+/* Warm the cache lines that looking up each of addrs[0..n) would read, a level at a time (slots,
+ * buckets, records), so their misses overlap: for a batch of lookups (quarantine evictions) that
+ * would otherwise each wait for three misses in a row.  Reads only; nothing is changed. */
+void hs_pm_prefetch(hs_page_map *m, const uintptr_t *addrs, size_t n);
 size_t hs_pm_count(hs_page_map *m);
 /* Bytes of memory the map has mapped (stacks and names excluded). */
 size_t hs_pm_bytes(hs_page_map *m);

@@ -136,13 +136,29 @@ static void evict_oldest(void)
     sh.fifo_len--;
 }
 
+/* Under sh.lock: the oldest EVICT_BATCH quarantined spans leave the map together.  Each eviction
+ * alone waits for three cache misses in a row (slot, bucket, record) in a big map; looked up as a
+ * batch, their misses overlap.  The quarantine then holds a few records fewer for a while. */
+enum { EVICT_BATCH = 32 };
+static void evict_batch(void)
+{
+    uintptr_t bases[EVICT_BATCH];
+    size_t n = sh.fifo_len < EVICT_BATCH ? sh.fifo_len : EVICT_BATCH;
+    for (size_t i = 0; i < n; i++)
+        bases[i] = sh.fifo[(sh.fifo_head + i) % QUARANTINE_MAX_RECORDS].base;
+    hs_pm_prefetch(&sh.map, bases, n);
+    for (size_t i = 0; i < n; i++)
+        evict_oldest();
+}
+
 /* Under sh.lock: the allocation *s (live in the map) is freed: kept as freed, or dropped. */
 static void quarantine_locked(hs_span *s)
 {
     bool keep = sh.quarantine_bytes_max && s->size <= sh.quarantine_bytes_max;
-    while (keep && sh.fifo_len > 0 &&
-           (sh.fifo_len == QUARANTINE_MAX_RECORDS || sh.quarantine_bytes + s->size > sh.quarantine_bytes_max))
-        evict_oldest();
+    if (keep && sh.fifo_len == QUARANTINE_MAX_RECORDS)
+        evict_batch();
+    while (keep && sh.fifo_len > 0 && sh.quarantine_bytes + s->size > sh.quarantine_bytes_max)
+        evict_oldest(); /* by bytes: one at a time, so a quarantine of a few large spans keeps them */
     hs_span freed = *s;
     freed.kind |= FREED;
     hs_pm_lock(&sh.map);
