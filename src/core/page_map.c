@@ -27,7 +27,11 @@ struct hs_pm_leaf {
     bool listed;            /* writer: on the map's list of emptied leaves */
 };
 
-/* A bucket's entries are sorted by base; spans do not overlap, so bases are distinct.  A bucket
+/* A bucket's entries are sorted by base; spans do not overlap, so bases are distinct.  A removed
+ * entry mid-bucket becomes a tombstone (its base kept, its record word 0) instead of shifting the
+ * rest down: in a bucket of hundreds that shift read and wrote kilobytes per free.  A search that
+ * lands on a tombstone means "no span here" (a span before it ends at or before its base); the
+ * tombstones are swept out when they are half the bucket.  A bucket
  * of HINTED_CAP or more entries (many small allocations in one chunk: an allocator that packs
  * them) also keeps, for each 1/HINTS of its chunk, how many entries begin below it, so a search
  * reads one hint and then the few entries beginning in that part, not a binary search's chain of
@@ -37,8 +41,11 @@ _Static_assert(HINTS << HINT_SHIFT == 1 << CHUNK_SHIFT, "the hints split a chunk
 
 struct hs_pm_bucket {
     _Atomic(uint32_t) cap;       /* fixed for the memory: buckets are reused within their class */
-    _Atomic(uint32_t) n;
-    hs_pm_bucket *free_next;
+    _Atomic(uint32_t) n;         /* entries, tombstones included */
+    union {
+        hs_pm_bucket *free_next; /* writer: while on the free list */
+        uint32_t dead;           /* writer: tombstones among the n entries, while in use */
+    };
     _Atomic(uint64_t) data[];    /* hinted: HINTS 32-bit counts, then the entries; else the entries.
                                   * The entries: 2 * cap words, base and record word */
 };
@@ -221,6 +228,7 @@ static hs_pm_bucket *bucket_take(hs_page_map *m, uint32_t cap)
         st32(&b->cap, 1u << k);
     }
     atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+    b->dead = 0;
     return b;
 }
 
@@ -454,6 +462,8 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
         return HS_PM_ABSENT;
     const _Atomic(uint64_t) *ent = ents(b);
     uint64_t offset = addr - ld(&ent[2 * i]), w = ld(&ent[2 * i + 1]);
+    if (!entry_rec(w))
+        return HS_PM_ABSENT; /* a tombstone: the span before it ends at or before its base */
     uint64_t size = w >> 40; /* saturated: the span is at least this long */
     *tag = (uint8_t)(w >> 32);
     if (offset + extent <= size)
@@ -631,27 +641,67 @@ static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
     return leaf;
 }
 
+static bool is_tombstone(const _Atomic(uint64_t) *e, uint32_t i) { return entry_rec(ld(&e[2 * i + 1])) == 0; }
+
+/* Writer: the live entries of `from` (which may be b itself) packed into b from the front, hints
+ * rebuilt.  Readers see the shift as any other change: under the map's sequence counter. */
+static void bucket_pack(hs_pm_bucket *b, const hs_pm_bucket *from, uintptr_t chunk_base)
+{
+    const _Atomic(uint64_t) *src = ents(from);
+    _Atomic(uint64_t) *dst = ents(b);
+    uint32_t n = bucket_n(from), kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (is_tombstone(src, i))
+            continue;
+        st(&dst[2 * kept], ld(&src[2 * i]));
+        st(&dst[2 * kept + 1], ld(&src[2 * i + 1]));
+        kept++;
+    }
+    atomic_store_explicit(&b->n, kept, memory_order_relaxed);
+    b->dead = 0;
+    hints_build(b, chunk_base);
+}
+
+/* Writer: entry i goes, and the entries after it move down one. */
+static void bucket_close_gap(hs_pm_bucket *b, uintptr_t chunk_base, uint32_t i)
+{
+    _Atomic(uint64_t) *e = ents(b);
+    uint32_t n = bucket_n(b);
+    uintptr_t base = ld(&e[2 * i]);
+    for (; i + 1 < n; i++) {
+        st(&e[2 * i], ld(&e[2 * i + 2]));
+        st(&e[2 * i + 1], ld(&e[2 * i + 3]));
+    }
+    atomic_store_explicit(&b->n, n - 1, memory_order_relaxed);
+    hints_adjust(b, chunk_base, base, -1);
+}
+
+/* Writer: the span [base, end) with this record word joins the chunk's bucket. */
 static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t chunk_base,
-                         uintptr_t base, uint64_t word)
+                         uintptr_t base, uintptr_t end, uint64_t word)
 {
     hs_pm_bucket *b = (hs_pm_bucket *)(uintptr_t)ld(slot);
-    uint32_t n = b ? bucket_n(b) : 0;
-    if (!b || n == ld32(&b->cap)) {
+    if (b && bucket_n(b) == ld32(&b->cap) && b->dead)
+        bucket_pack(b, b, chunk_base); /* full of tombstones: swept, not grown */
+    if (!b || bucket_n(b) == ld32(&b->cap)) {
         hs_pm_bucket *grown = bucket_take(m, b ? ld32(&b->cap) * 2 : 2);
         if (!grown)
             return -1;
-        _Atomic(uint64_t) *to = ents(grown);
-        for (uint32_t i = 0; i < 2 * n; i++)
-            st(&to[i], ld(&ents(b)[i]));
-        atomic_store_explicit(&grown->n, n, memory_order_relaxed);
-        hints_build(grown, chunk_base);
+        if (b)
+            bucket_pack(grown, b, chunk_base);
         slot_set(m, leaf, slot, (uint64_t)(uintptr_t)grown);
         if (b)
             bucket_give(m, b);
         b = grown;
     }
     _Atomic(uint64_t) *e = ents(b);
+    uint32_t n = bucket_n(b);
     long at = bucket_last_at_or_below(b, n, chunk_base, base) + 1;
+    if (at > 0 && ld(&e[2 * (at - 1)]) == base && is_tombstone(e, (uint32_t)at - 1)) { /* a span's at this base */
+        st(&e[2 * (at - 1) + 1], word);
+        b->dead--;
+        goto purge;
+    }
     for (long i = (long)n; i > at; i--) {
         st(&e[2 * i], ld(&e[2 * i - 2]));
         st(&e[2 * i + 1], ld(&e[2 * i - 1]));
@@ -660,6 +710,14 @@ static int bucket_insert(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *sl
     st(&e[2 * at + 1], word);
     atomic_store_explicit(&b->n, n + 1, memory_order_relaxed);
     hints_adjust(b, chunk_base, base, +1);
+    at++;
+purge:
+    /* Tombstones the new span reaches over would hide it from searches landing on them.  (Live
+     * spans there were replaced before the insert.) */
+    while ((uint32_t)at < bucket_n(b) && ld(&e[2 * at]) < end && is_tombstone(e, (uint32_t)at)) {
+        bucket_close_gap(b, chunk_base, (uint32_t)at);
+        b->dead--;
+    }
     return 0;
 }
 
@@ -678,6 +736,8 @@ static long bucket_find(const hs_pm_bucket *b, uintptr_t chunk_base, uintptr_t b
     return -1;
 }
 
+/* Writer: record r's entry leaves the bucket: the last one is dropped (with tombstones before
+ * it), any other becomes a tombstone; an emptied bucket is given back. */
 static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uintptr_t chunk_base,
                           uintptr_t base, uint32_t r)
 {
@@ -685,17 +745,18 @@ static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *s
     long found = bucket_find(b, chunk_base, base, r);
     if (found < 0)
         return;
-    uint32_t n = bucket_n(b);
     _Atomic(uint64_t) *e = ents(b);
-    for (uint32_t i = (uint32_t)found; i + 1 < n; i++) {
-        st(&e[2 * i], ld(&e[2 * i + 2]));
-        st(&e[2 * i + 1], ld(&e[2 * i + 3]));
+    st(&e[2 * found + 1], 0);
+    b->dead++;
+    for (uint32_t n; (n = bucket_n(b)) > 0 && is_tombstone(e, n - 1);) {
+        bucket_close_gap(b, chunk_base, n - 1);
+        b->dead--;
     }
-    atomic_store_explicit(&b->n, n - 1, memory_order_relaxed);
-    hints_adjust(b, chunk_base, base, -1);
-    if (n == 1) {
+    if (!bucket_n(b)) {
         slot_set(m, leaf, slot, 0);
         bucket_give(m, b);
+    } else if (b->dead * 2 > bucket_n(b)) {
+        bucket_pack(b, b, chunk_base);
     }
 }
 
@@ -761,7 +822,7 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
         _Atomic(uint64_t) *slot = leaf_slot(leaf, chunk_base);
         if (covers(base, end, chunk_base, chunk_base + ((uintptr_t)1 << CHUNK_SHIFT)) && !ld(slot))
             slot_set(m, leaf, slot, cover_word(m, r, s));
-        else if (bucket_insert(m, leaf, slot, chunk_base, base, entry_word(m, r, s)) != 0)
+        else if (bucket_insert(m, leaf, slot, chunk_base, base, end, entry_word(m, r, s)) != 0)
             return -1;
         c++;
     }
@@ -788,6 +849,8 @@ static uint32_t first_overlap(hs_page_map *m, uintptr_t base, uintptr_t end)
         if (e) { /* the last span starting below end is the only one that can reach past base */
             const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
             long i = bucket_last_at_or_below(b, bucket_n(b), chunk_base, end - 1);
+            while (i >= 0 && is_tombstone(ents(b), (uint32_t)i)) /* a live span before it may still reach in */
+                i--;
             if (i >= 0) {
                 uint64_t w = ld(&ents(b)[2 * i + 1]), size = w >> 40;
                 uint32_t r = entry_rec(w);
@@ -932,8 +995,8 @@ void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), v
             } else if (e) {
                 const hs_pm_bucket *b = (const hs_pm_bucket *)(uintptr_t)e;
                 for (uint32_t i = 0; i < bucket_n(b); i++) {
-                    if (ld(&ents(b)[2 * i]) >> CHUNK_SHIFT != chunk)
-                        continue; /* began in an earlier chunk: visited there */
+                    if (ld(&ents(b)[2 * i]) >> CHUNK_SHIFT != chunk || is_tombstone(ents(b), i))
+                        continue; /* began in an earlier chunk (visited there), or removed */
                     rec_read(m, entry_rec(ld(&ents(b)[2 * i + 1])), &s);
                     fn(&s, arg);
                 }
