@@ -36,7 +36,7 @@ struct hs_pm_leaf {
  * them) also keeps, for each 1/HINTS of its chunk, how many entries begin below it, so a search
  * reads one hint and then the few entries beginning in that part, not a binary search's chain of
  * cache misses across the whole bucket. */
-enum { HINTS = 64, HINT_SHIFT = CHUNK_SHIFT - 6, HINTED_CAP = 32 };
+enum { HINTS = 64, HINT_SHIFT = CHUNK_SHIFT - 6, HINTED_CAP = 64 };
 _Static_assert(HINTS << HINT_SHIFT == 1 << CHUNK_SHIFT, "the hints split a chunk");
 
 struct hs_pm_bucket {
@@ -245,11 +245,13 @@ static uint32_t bucket_n(const hs_pm_bucket *b)
     return n < cap ? n : cap;
 }
 
-/* How many of the entries [from, to) have base <= addr (they are sorted).  Up to 16 are counted,
- * so no load waits for another; more are halved branch-free (the step is a conditional move). */
+/* How many of the entries [from, to) have base <= addr (they are sorted).  Up to 32 (8 cache
+ * lines) are counted: no load waits for another, so in a big map their misses overlap and cost one
+ * miss, where a binary search would wait for each step's.  More are halved branch-free (the step
+ * is a conditional move); buckets that big keep hints, so it is rare. */
 static uint32_t count_at_or_below(const _Atomic(uint64_t) *e, uint32_t from, uint32_t to, uintptr_t addr)
 {
-    if (to - from <= 16) {
+    if (to - from <= 32) {
         uint32_t below = 0;
         for (uint32_t i = from; i < to; i++)
             below += ld(&e[2 * i]) <= addr;
