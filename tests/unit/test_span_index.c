@@ -223,13 +223,13 @@ static void check_against_reference(void)
     CHECK_EQ(visited, nref);
 }
 
-/* PACKED: small spans in 4 MiB (many per 64 KiB chunk); DENSE: spans of 16-64 bytes on 16-byte
- * bases in 128 KiB across a chunk boundary (hundreds per chunk, dozens per KiB: the page map's
- * hinted buckets); WIDE: spans of 16 bytes to 2.5 GiB spread over 8 GiB (spans over many chunks,
+/* PACKED: small spans in 4 MiB (many per 64 KiB chunk); DENSE: spans of 16 or 32 bytes on
+ * 16-byte bases in 64 KiB across a chunk boundary (a thousand per chunk, dozens per KiB: the page
+ * map's hinted buckets, searched by halving within a KiB); WIDE: spans of 16 bytes to 2.5 GiB spread over 8 GiB (spans over many chunks,
  * whole GiBs covered). */
 typedef enum { PACKED, DENSE, WIDE } layout;
 static const struct { uintptr_t lo, range; } probed[] = {
-    [PACKED] = {0x10000000, 0x400000}, [DENSE] = {0x1fff0000, 0x20000}, [WIDE] = {0x100000000, 0x200000000}};
+    [PACKED] = {0x10000000, 0x400000}, [DENSE] = {0x1fff8000, 0x10000}, [WIDE] = {0x100000000, 0x200000000}};
 
 static hs_span random_span(layout how, uint64_t id)
 {
@@ -237,7 +237,7 @@ static hs_span random_span(layout how, uint64_t id)
         return (hs_span){.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
                          .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id};
     if (how == DENSE)
-        return (hs_span){.base = 0x1fff0000 + ((uintptr_t)(rand() % 0x2000) << 4), .size = (size_t)(rand() % 4 + 1) * 16,
+        return (hs_span){.base = 0x1fff8000 + ((uintptr_t)(rand() % 0x1000) << 4), .size = (size_t)(rand() % 2 + 1) * 16,
                          .id = id};
     static const int size_shift[] = {4, 8, 12, 16, 17, 20, 24, 28, 30, 31};
     size_t size = ((size_t)(rand() % 5 + 1) << size_shift[rand() % 10]) / 2;
