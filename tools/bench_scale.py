@@ -18,20 +18,21 @@ env.pop("HIPSHADOW_OPTIONS", None)
 CALLS = int(os.environ.get("CALLS", "200000"))
 
 
-def run(shadow, options, *args):
+def run(shadow, options, *args, align=None):
     cmd = [bench] + [str(a) for a in args]
     if shadow:
         cmd = [launcher] + [x for o in options for x in ("--option", o)] + ["--"] + cmd
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(cmd, env=dict(env, SIMHIP_ALIGN=str(align)) if align else env, capture_output=True, text=True,
+                         check=True).stdout.split()
     return {out[i]: float(out[i + 1]) for i in range(0, len(out) - 1, 2)}
 
 
-def medians(configs, *args):
+def medians(configs, *args, align=None):
     """configs: name -> (shadow, options).  Interleaved rounds; the median of each field."""
     got = {name: [] for name in configs}
     for _ in range(rounds):
         for name, (shadow, options) in configs.items():
-            got[name].append(run(shadow, options, *args))
+            got[name].append(run(shadow, options, *args, align=align))
     return {name: {k: statistics.median(r[k] for r in runs) for k in runs[0]} for name, runs in got.items()}
 
 
@@ -60,6 +61,18 @@ for live in (1000, 10000, 100000, 1000000):
     r = rows[live]
     print(f"{live:>9} {p['copy']:>9.1f} {r['copy']:>9.1f} {r['alloc']:>10.1f} {r['free']:>9.1f} "
           f"{r['alloc_stacks']:>10.1f} {r['free_stacks']:>9.1f} {per_alloc:>9.0f}")
+
+print()
+print("== the same, allocations packed 64 bytes apart (SIMHIP_ALIGN=64: hundreds per 64 KiB chunk, as an allocator that "
+      "packs small blocks lays them out; above, 4 KiB apart as ROCm's) ==")
+print(f"{'live':>9} {'plain ns':>9} {'copy +ns':>9} {'alloc +ns':>10} {'free +ns':>9}")
+packed = {}
+for live in (1000, 1000000):
+    m = medians({"plain": CONFIGS["plain"], "nostacks": CONFIGS["nostacks"]}, live, CALLS, 1, "sync", align=64)
+    p, n = m["plain"], m["nostacks"]
+    packed[live] = dict(copy=n["copy"] - p["copy"], alloc=n["alloc"] - p["alloc"], free=n["free"] - p["free"])
+    print(f"{live:>9} {p['copy']:>9.1f} {packed[live]['copy']:>9.1f} {packed[live]['alloc']:>10.1f} "
+          f"{packed[live]['free']:>9.1f}")
 
 print()
 print("== control: a hipMemcpy shim of fixed arithmetic, no memory access (tests/bench/spin_shim.c), preloaded ==")
@@ -128,6 +141,10 @@ if t16["plain"]["copy"] > 4 * t1["plain"]["copy"]:
 else:
     goal("16 threads against 1: added per call <= 2x", added16 <= 2 * max(added1, 1),
          f"{added16:.0f} ns against {added1:.0f} ns ({added16 / max(added1, 1):.2f}x)")
+goal("the same with allocations packed 64 B apart: copy at 1M <= 100 ns, alloc and free <= 300 ns",
+     packed[1000000]["copy"] <= 100 and max(packed[1000000]["alloc"], packed[1000000]["free"]) <= 300,
+     f"copy {packed[1000000]['copy']:.0f} ns, alloc {packed[1000000]['alloc']:.0f} ns, free "
+     f"{packed[1000000]['free']:.0f} ns at 1M (copy {packed[1000]['copy']:.0f} ns at 1K)")
 goal("shadow memory per live allocation, stacks excluded, <= 128 B", rows[1000000]["bytes"] <= 128,
      f"{rows[1000000]['bytes']:.0f} B (peak RSS difference at 1M, stack_depth=0)")
 goal("1M allocations made and freed: finishes", True, f"{big['total'][0]:.2f} s against {big['total'][1]:.2f} s plain")

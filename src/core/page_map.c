@@ -46,17 +46,20 @@ struct hs_pm_bucket {
         hs_pm_bucket *free_next; /* writer: while on the free list */
         uint32_t dead;           /* writer: tombstones among the n entries, while in use */
     };
-    _Atomic(uint64_t) data[];    /* hinted: HINTS 32-bit counts, then the entries; else the entries.
-                                  * The entries: 2 * cap words, base and record word */
+    _Atomic(uint64_t) data[];    /* the entries (2 * cap words: base, record word), then, hinted,
+                                  * HINTS 32-bit counts.  The entries come first so that their
+                                  * address does not wait for the header's cap: in a big map the
+                                  * header and the entries then miss together, not one after the other */
 };
 
 static bool hinted(const hs_pm_bucket *b) { return atomic_load_explicit(&b->cap, memory_order_relaxed) >= HINTED_CAP; }
-static _Atomic(uint64_t) *ents(const hs_pm_bucket *b)
-{
-    return (_Atomic(uint64_t) *)b->data + (hinted(b) ? HINTS / 2 : 0);
-}
+static _Atomic(uint64_t) *ents(const hs_pm_bucket *b) { return (_Atomic(uint64_t) *)b->data; }
 /* hint k: how many entries begin below chunk_base + (k << HINT_SHIFT) */
-static _Atomic(uint32_t) *hints(const hs_pm_bucket *b) { return (_Atomic(uint32_t) *)(void *)b->data; }
+static _Atomic(uint32_t) *hints(const hs_pm_bucket *b)
+{
+    size_t cap = atomic_load_explicit(&b->cap, memory_order_relaxed);
+    return (_Atomic(uint32_t) *)(void *)((_Atomic(uint64_t) *)b->data + 2 * cap);
+}
 
 typedef struct { _Atomic(uint64_t) w[SPAN_WORDS]; } record;
 
@@ -446,7 +449,8 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
     uint64_t t = ld(&m->top[addr >> LEAF_SHIFT]);
     if (!t)
         return HS_PM_ABSENT;
-    uintptr_t chunk_base = addr & ~(((uintptr_t)1 << CHUNK_SHIFT) - 1), chunk_end = chunk_base + ((uintptr_t)1 << CHUNK_SHIFT);
+    uintptr_t chunk_base = addr & ~(((uintptr_t)1 << CHUNK_SHIFT) - 1);
+    uintptr_t chunk_end = chunk_base + ((uintptr_t)1 << CHUNK_SHIFT);
     if (t & 1) { /* one span covers the GiB: inside it if the range stays in the GiB */
         *tag = (uint8_t)(t >> COVER_TAG_SHIFT);
         return addr + extent <= ((addr >> LEAF_SHIFT) + 1) << LEAF_SHIFT ? HS_PM_INSIDE : HS_PM_UNSURE;
@@ -500,7 +504,7 @@ static const _Atomic(uint64_t) *slot_of(const hs_page_map *m, uintptr_t addr)
 
 void hs_pm_prefetch(hs_page_map *m, const uintptr_t *addrs, size_t n)
 {
-    enum { BUCKET_HEAD_LINES = 5 }; /* the header and hints, or all of a bucket of up to 16 */
+    enum { BUCKET_HEAD_LINES = 5 }; /* the header and all of a bucket of up to 16 */
     for (size_t i = 0; i < n; i++) {
         const _Atomic(uint64_t) *slot = slot_of(m, addrs[i]);
         if (slot)

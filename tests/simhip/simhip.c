@@ -19,7 +19,9 @@
  * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here.
  * SIMHIP_NULL=1 (benchmarks): copies return at once (not validated, queued or performed) and
  * allocations change no page protection, so what a benchmark measures beyond the plain run is
- * hipshadow's cost, and many threads copying do not meet on the simulator's one lock. */
+ * hipshadow's cost, and many threads copying do not meet on the simulator's one lock.  With it,
+ * SIMHIP_ALIGN=N (16..4096, a power of two) packs allocations N bytes apart instead of a page, as
+ * an allocator that sub-allocates small blocks does. */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
