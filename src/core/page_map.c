@@ -624,13 +624,20 @@ void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *be
 void hs_pm_lock(hs_page_map *m) { pthread_mutex_lock(&m->writer); }
 void hs_pm_unlock(hs_page_map *m) { pthread_mutex_unlock(&m->writer); }
 
+/* Writers are serialised by the writer lock, so the count is stored, not incremented with a
+ * locked read-modify-write (two fewer bus-locked instructions per insert and per free). */
 static void begin_write(hs_page_map *m)
 {
-    atomic_fetch_add_explicit(&m->seq, 1, memory_order_relaxed);
+    unsigned s = atomic_load_explicit(&m->seq, memory_order_relaxed);
+    atomic_store_explicit(&m->seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release); /* the odd count is seen before any change */
 }
 
-static void end_write(hs_page_map *m) { atomic_fetch_add_explicit(&m->seq, 1, memory_order_release); }
+static void end_write(hs_page_map *m)
+{
+    unsigned s = atomic_load_explicit(&m->seq, memory_order_relaxed);
+    atomic_store_explicit(&m->seq, s + 1, memory_order_release);
+}
 
 static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
 {
