@@ -132,7 +132,11 @@ flat = max(rows[1000000]["alloc"], rows[1000000]["free"]) <= 2 * max(rows[1000][
 goal("added per alloc and per free at 1M live, stacks off, <= 300 ns and flat from 1K",
      worst <= 300 and flat, f"alloc {rows[1000000]['alloc']:.0f} ns, free {rows[1000000]['free']:.0f} ns at 1M; "
      f"alloc {rows[1000]['alloc']:.0f}, free {rows[1000]['free']:.0f} at 1K")
-if t16["plain"]["copy"] > 4 * t1["plain"]["copy"]:
+if (os.cpu_count() or 1) < 16:
+    # 16 threads on fewer cores take turns: each call's time then includes other threads' turns
+    verdicts.append(f"  n/a     16 threads against 1: not measurable on {os.cpu_count()} cores (16 threads share them; "
+                    f"added {added16:.0f} ns against {added1:.0f} ns)")
+elif t16["plain"]["copy"] > 4 * t1["plain"]["copy"]:
     # the simulator serialises every call on one lock: 16 threads wait for it, with or without
     # hipshadow, and the difference between two waits says nothing about hipshadow
     verdicts.append(f"  n/a     16 threads against 1: not shown here: the simulator's own lock makes a plain call "
