@@ -413,7 +413,8 @@ static bool read_retry(hs_page_map *m, unsigned before)
     return atomic_load_explicit(&m->seq, memory_order_relaxed) != before;
 }
 
-static bool lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+/* The record of the span holding addr (exact: beginning at addr), copied into *out; 0: none. */
+static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
 {
     for (;;) {
         unsigned before = read_begin(m);
@@ -433,12 +434,13 @@ static bool lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
             continue;
         if (found)
             *out = s;
-        return found;
+        return found ? r : 0;
     }
 }
 
-bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, false, out); }
-bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out); }
+bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, false, out) != 0; }
+bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out) != 0; }
+uint32_t hs_pm_find_ref(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out) { return lookup(m, addr, exact, out); }
 void hs_pm_set_tag(hs_page_map *m, uint8_t (*tag_of)(const hs_span *)) { m->tag_of = tag_of; }
 
 /* Reader, from the briefs alone: see hs_pm_brief_find. */
@@ -961,6 +963,22 @@ bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *r
     if (removed)
         *removed = s;
     return true;
+}
+
+void hs_pm_remove_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *s)
+{
+    begin_write(m);
+    remove_record(m, ref, s);
+    end_write(m);
+}
+
+void hs_pm_rewrite_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *old, const hs_span *s)
+{
+    begin_write(m);
+    rec_write(m, ref, s);
+    if (tag_of(m, s) != tag_of(m, old) && !is_overflow(s))
+        retag(m, ref, s);
+    end_write(m);
 }
 
 bool hs_pm_update_locked(hs_page_map *m, const hs_span *s)

@@ -64,6 +64,9 @@ hs_pm_brief hs_pm_brief_find(hs_page_map *m, uintptr_t addr, size_t extent, uint
 /* Lock-free readers, as in span_index.h. */
 bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out);
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out);
+/* The same, also returning a reference to the span's record (0: not found) for the writers'
+ * *_ref_locked calls below. */
+uint32_t hs_pm_find_ref(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out);
 /* The nearest spans below and above, passing over those whose kind has any of the skip bits. */
 void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *below, bool *has_below, hs_span *above,
                       bool *has_above);
@@ -85,6 +88,11 @@ int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, void (*replaced)(const
 bool hs_pm_update_locked(hs_page_map *m, const hs_span *s);
 /* Remove the span whose base is addr (and, if id != 0, whose id matches). */
 bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed);
+/* By reference, for a writer that has just found the span (hs_pm_find_ref, under the same
+ * writer lock, so the reference still names it): no second search.  *s / *old: the span as found.
+ * The rewrite keeps the span's base and size (what it says, not where it lies). */
+void hs_pm_remove_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *s);
+void hs_pm_rewrite_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *old, const hs_span *s);
 /* Visit every span in address order. */
 void hs_pm_foreach_locked(hs_page_map *m, void (*fn)(const hs_span *, void *), void *arg);
 

@@ -121,9 +121,10 @@ static void evict_oldest(void)
 {
     quarantined *q = &sh.fifo[sh.fifo_head];
     hs_span s;
-    if (hs_pm_find_exact(&sh.map, q->base, &s) && s.id == q->id && (s.kind & FREED)) {
+    uint32_t ref = hs_pm_find_ref(&sh.map, q->base, true, &s);
+    if (ref && s.id == q->id && (s.kind & FREED)) {
         hs_pm_lock(&sh.map);
-        hs_pm_remove_locked(&sh.map, q->base, q->id, NULL);
+        hs_pm_remove_ref_locked(&sh.map, ref, &s);
         hs_pm_unlock(&sh.map);
         forget(&s, NULL);
     } else if (hs_pm_count(&sh.superseded) && hs_pm_find_exact(&sh.superseded, q->base, &s) && s.id == q->id) {
@@ -151,8 +152,9 @@ static void evict_batch(void)
         evict_oldest();
 }
 
-/* Under sh.lock: the allocation *s (live in the map) is freed: kept as freed, or dropped. */
-static void quarantine_locked(hs_span *s)
+/* Under sh.lock: the allocation *s (live in the map, its record ref) is freed: kept as freed, or
+ * dropped.  Evictions remove other records only (freed ones), so ref still names *s after them. */
+static void quarantine_locked(hs_span *s, uint32_t ref)
 {
     bool keep = sh.quarantine_bytes_max && s->size <= sh.quarantine_bytes_max;
     if (keep && sh.fifo_len == QUARANTINE_MAX_RECORDS)
@@ -162,10 +164,10 @@ static void quarantine_locked(hs_span *s)
     hs_span freed = *s;
     freed.kind |= FREED;
     hs_pm_lock(&sh.map);
-    if (!keep || !hs_pm_update_locked(&sh.map, &freed))
-        hs_pm_remove_locked(&sh.map, s->base, s->id, NULL);
+    if (keep)
+        hs_pm_rewrite_ref_locked(&sh.map, ref, s, &freed);
     else
-        keep = true;
+        hs_pm_remove_ref_locked(&sh.map, ref, s);
     hs_pm_unlock(&sh.map);
     if (!keep)
         return;
@@ -207,7 +209,8 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
 {
     hs_release_result result = HS_RELEASE_UNKNOWN;
     pthread_mutex_lock(&sh.lock);
-    if (hs_pm_find(&sh.map, base, span)) {
+    uint32_t ref = hs_pm_find_ref(&sh.map, base, false, span);
+    if (ref) {
         if (span->kind & FREED) {
             span->kind &= ~FREED;
             result = HS_RELEASE_TWICE;
@@ -218,7 +221,7 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
             span->end_stack = free_stack;
             span->end_thread = thread;
             span->end_time_ns = now_ns;
-            quarantine_locked(span);
+            quarantine_locked(span, ref);
             result = HS_RELEASED;
         }
     } else if (hs_pm_count(&sh.superseded) && hs_pm_find(&sh.superseded, base, span)) {
