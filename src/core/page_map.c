@@ -944,27 +944,6 @@ int hs_pm_insert_locked(hs_page_map *m, const hs_span *s, void (*replaced)(const
     return rc;
 }
 
-bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed)
-{
-    uint32_t r = probe(m, base);
-    hs_span s;
-    if (r)
-        rec_read(m, r, &s);
-    if (!r || s.base != base) {
-        r = atomic_load(&m->n_overflow) ? probe_overflow(m, base) : 0;
-        if (r)
-            rec_read(m, r, &s);
-    }
-    if (!r || s.base != base || (id && s.id != id))
-        return false;
-    begin_write(m);
-    remove_record(m, r, &s);
-    end_write(m);
-    if (removed)
-        *removed = s;
-    return true;
-}
-
 void hs_pm_remove_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *s)
 {
     begin_write(m);
@@ -981,24 +960,25 @@ void hs_pm_rewrite_ref_locked(hs_page_map *m, uint32_t ref, const hs_span *old, 
     end_write(m);
 }
 
+bool hs_pm_remove_locked(hs_page_map *m, uintptr_t base, uint64_t id, hs_span *removed)
+{
+    hs_span s;
+    uint32_t r = lookup(m, base, true, &s);
+    if (!r || (id && s.id != id))
+        return false;
+    hs_pm_remove_ref_locked(m, r, &s);
+    if (removed)
+        *removed = s;
+    return true;
+}
+
 bool hs_pm_update_locked(hs_page_map *m, const hs_span *s)
 {
-    uint32_t r = probe(m, s->base);
     hs_span old;
-    if (r)
-        rec_read(m, r, &old);
-    if (!r || old.base != s->base) {
-        r = atomic_load(&m->n_overflow) ? probe_overflow(m, s->base) : 0;
-        if (r)
-            rec_read(m, r, &old);
-    }
-    if (!r || old.base != s->base || old.size != s->size || old.id != s->id)
+    uint32_t r = lookup(m, s->base, true, &old);
+    if (!r || old.size != s->size || old.id != s->id)
         return false;
-    begin_write(m);
-    rec_write(m, r, s);
-    if (tag_of(m, s) != tag_of(m, &old) && !is_overflow(s))
-        retag(m, r, s);
-    end_write(m);
+    hs_pm_rewrite_ref_locked(m, r, &old, s);
     return true;
 }
 
