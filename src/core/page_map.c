@@ -326,25 +326,26 @@ static _Atomic(uint64_t) *leaf_slot(hs_pm_leaf *leaf, uintptr_t addr)
     return &leaf->slot[(addr >> CHUNK_SHIFT) & ((1u << LEAF_BITS) - 1)];
 }
 
-/* Writer: a leaf (1 GiB of address space, 128 KiB of slots) that emptied.  Its pages go back to
- * the kernel once HS_PM_EMPTY_LEAVES have emptied, not at once: a program that frees and
- * allocates again in a lone GiB would otherwise pay a system call and page faults each time.
- * Readers may still look into it: it stays mapped and reads as zeros (empty). */
+/* Writer: a leaf (1 GiB of address space, 128 KiB of slots) that emptied.  The map keeps the
+ * HS_PM_EMPTY_LEAVES most recently emptied ones resident, and gives the pages of the oldest back
+ * to the kernel when one more empties: a program that frees and allocates again in a lone GiB
+ * would otherwise pay a system call and page faults each time, and a program that moves on
+ * through address space (an allocator that never reuses it) keeps a constant number resident,
+ * not a sawtooth.  The whole leaf goes back, its counters' page too (it reads as zeros: empty
+ * and not listed, which is what it is).  Readers may still look into it: it stays mapped. */
 static void leaf_emptied(hs_page_map *m, hs_pm_leaf *leaf)
 {
     if (leaf->listed)
         return;
     leaf->listed = true;
-    m->empty_leaves[m->n_empty++] = leaf;
-    if (m->n_empty < HS_PM_EMPTY_LEAVES)
+    uint32_t at = m->n_empty++ % HS_PM_EMPTY_LEAVES;
+    hs_pm_leaf *oldest = m->empty_leaves[at];
+    m->empty_leaves[at] = leaf;
+    if (!oldest)
         return;
-    for (uint32_t i = 0; i < m->n_empty; i++) {
-        hs_pm_leaf *l = m->empty_leaves[i];
-        l->listed = false;
-        if (!ld32(&l->used))
-            madvise(l->slot, sizeof l->slot, MADV_DONTNEED);
-    }
-    m->n_empty = 0;
+    oldest->listed = false;
+    if (!ld32(&oldest->used)) /* not used again since it emptied */
+        madvise(oldest, sizeof *oldest, MADV_DONTNEED);
 }
 
 static void slot_set(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint64_t v)

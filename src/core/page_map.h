@@ -22,7 +22,7 @@
 typedef struct hs_pm_leaf hs_pm_leaf;
 typedef struct hs_pm_bucket hs_pm_bucket;
 
-enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 8 };
+enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 2 };
 
 typedef struct hs_page_map {
     atomic_uint seq;                 /* odd while a writer is changing the map */
@@ -35,8 +35,8 @@ typedef struct hs_page_map {
     size_t max_spans;                /* hs_pm_set_cap: inserts past it fail with -2 */
     pthread_mutex_t writer;
     hs_pm_bucket *free_buckets[HS_PM_BUCKET_CLASSES];
-    hs_pm_leaf *empty_leaves[HS_PM_EMPTY_LEAVES]; /* writer: emptied leaves, given back in a batch */
-    uint32_t n_empty;
+    hs_pm_leaf *empty_leaves[HS_PM_EMPTY_LEAVES]; /* writer: the most recently emptied leaves, a ring */
+    uint32_t n_empty;                /* writer: leaves ever put on the ring (the next goes at n_empty % size) */
     char *arena;                     /* writer: where new buckets are cut from */
     size_t arena_left;
     uint32_t arenas;                 /* writer: arenas made so far */

@@ -28,6 +28,8 @@ static int pm_insert(hs_page_map *m, const hs_span *s, uint64_t *replaced_bytes)
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static hs_span_index ix;
 
@@ -344,6 +346,45 @@ static void test_page_map_edges(void)
     printf("page map: %zu bytes per span at %zu spans\n", per_span, hs_span_count(&ix));
     CHECK(per_span <= 128);
 }
+
+/* Pages of [p, p + bytes) resident in memory. */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + page - 1) / page, count = 0;
+    unsigned char vec[64];
+    CHECK(n <= sizeof vec && mincore((void *)p, bytes, vec) == 0);
+    for (size_t i = 0; i < n && i < sizeof vec; i++)
+        count += vec[i] & 1;
+    return count;
+}
+
+/* A program that moves on through address space (an allocator that never reuses it) empties one
+ * leaf (1 GiB of it) after another: all but the HS_PM_EMPTY_LEAVES most recent give their pages
+ * back, the page holding the leaf's counters too, so the map's resident memory stays flat; a
+ * leaf given back works as before when its GiB is used again. */
+static void test_emptied_leaves_given_back(void)
+{
+    enum { GIBS = HS_PM_EMPTY_LEAVES + 4, LEAF_BYTES = (128 + 4) << 10 }; /* slots, then the counters' page */
+    hs_span_index_init(&ix);
+    for (uintptr_t g = 1; g <= GIBS; g++) {
+        insert((g << 30) + 0x12340, 256, g);
+        CHECK(resident_pages(ix.leaf_mem[g], LEAF_BYTES) >= 2); /* a slot page and the counters' */
+        hs_span_lock(&ix);
+        CHECK(hs_span_remove_locked(&ix, (g << 30) + 0x12340, g, NULL));
+        hs_span_unlock(&ix);
+    }
+    for (uintptr_t g = 1; g <= GIBS; g++) {
+        size_t pages = resident_pages(ix.leaf_mem[g], LEAF_BYTES);
+        if (g <= GIBS - HS_PM_EMPTY_LEAVES)
+            CHECK_EQ(pages, 0);
+        else
+            CHECK(pages >= 2); /* kept: the program may allocate there again */
+    }
+    hs_span s;
+    insert((1ul << 30) + 0x20000, 64, 99);
+    CHECK(hs_span_find(&ix, (1ul << 30) + 0x20010, &s) && s.id == 99);
+    CHECK(!hs_span_find(&ix, (1ul << 30) + 0x12340, &s));
+}
 #endif
 
 int main(void)
@@ -355,6 +396,7 @@ int main(void)
     test_against_reference();
 #ifdef TEST_PAGE_MAP
     test_page_map_edges();
+    test_emptied_leaves_given_back();
 #endif
     return UNIT_DONE();
 }
