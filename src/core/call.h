@@ -13,6 +13,7 @@
 #include "ordering.h"
 #include "shadow.h"
 #include "streams.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -256,6 +257,15 @@ typedef struct hs_call_state {
      * copies: what they wait for, taken at the call */
     hs_vclock sync_clock;
 } hs_call_state;
+
+/* The call's time, read once per call (a clock read is 20-50 ns): the log's record of the call
+ * and the shadow's stamps (allocated at, freed at) share it. */
+static inline uint64_t hs_call_time(hs_call_state *st)
+{
+    if (!st->start_ns)
+        st->start_ns = hs_now_ns();
+    return st->start_ns;
+}
 
 /* ---- a GPU memory fault the runtime announced (AMD: HSA_AMD_GPU_MEMORY_FAULT_EVENT) ---- */
 

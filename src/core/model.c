@@ -18,14 +18,14 @@ void hs_model_release(const hs_call *c, hs_call_state *st)
     if (!c->free_ptr)
         return; /* freeing NULL is a no-op in both runtimes */
     st->stack = hs_stack_capture();
-    st->facts.release = hs_shadow_release(c->free_ptr, st->stack, hs_thread_id(), hs_now_ns(), &st->freed);
+    st->facts.release = hs_shadow_release(c->free_ptr, st->stack, hs_thread_id(), hs_call_time(st), &st->freed);
     st->released = st->facts.release == HS_RELEASED;
 }
 
 void hs_model_destroy_stream(const hs_call *c, hs_call_state *st)
 {
     uint32_t stack = hs_stack_capture();
-    st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_now_ns(), &st->facts.stream_info);
+    st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_call_time(st), &st->facts.stream_info);
     if (st->facts.stream_state == HS_STREAM_NEVER_CREATED && hs_layer_of(c->api)->unannounced_streams)
         st->facts.stream_state = HS_STREAM_OK; /* a stream the runtime made unseen */
     if (st->facts.stream_state != HS_STREAM_OK)
@@ -62,7 +62,7 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
         hs_redzone_allocated_on(device);
     hs_span s = {
         .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
-        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(), .redzone = redzone,
+        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_call_time(st), .redzone = redzone,
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
@@ -113,7 +113,7 @@ void hs_model_stream_create(const hs_call *c, hs_call_state *st)
 {
     if (c->out_stream)
         hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, st->stack = hs_stack_capture(), hs_thread_id(),
-                          hs_now_ns());
+                          hs_call_time(st));
 }
 
 void hs_model_event_create(const hs_call *c, hs_call_state *st)
@@ -158,7 +158,7 @@ void hs_model_capture_begin(const hs_call *c, hs_call_state *st)
 void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 {
     (void)st;
-    hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+    hs_shadow_release_owned(c->pool, hs_stack_capture(), hs_thread_id(), hs_call_time(st));
 }
 
 /* ---- launches ---- */
@@ -221,7 +221,7 @@ void hs_model_vmm_reserve(const hs_call *c, hs_call_state *st)
 {
     (void)st;
     if (c->out_ptr && *c->out_ptr)
-        hs_vmm_reserved((uintptr_t)*c->out_ptr, c->alloc_bytes, hs_stack_capture(), hs_thread_id(), hs_now_ns());
+        hs_vmm_reserved((uintptr_t)*c->out_ptr, c->alloc_bytes, hs_stack_capture(), hs_thread_id(), hs_call_time(st));
     hs_torch_poll(); /* expandable segments: a segment's address space comes first */
 }
 
@@ -254,7 +254,7 @@ void hs_model_vmm_map(const hs_call *c, hs_call_state *st)
     hs_vmm_reservation_of(c->dst, &reservation);
     hs_span s = {
         .base = c->dst, .size = c->bytes, .kind = HS_MEM_MAPPED, .api = c->api, .device = device,
-        .owner = reservation.base, .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_now_ns(),
+        .owner = reservation.base, .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_call_time(st),
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
@@ -273,7 +273,7 @@ void hs_model_vmm_unmap(const hs_call *c, hs_call_state *st)
             at += 4096; /* a hole: step over it, a page at a time, up to the next map */
             continue;
         }
-        if (hs_shadow_release(s.base, stack, hs_thread_id(), hs_now_ns(), &gone) == HS_RELEASED && !st->released) {
+        if (hs_shadow_release(s.base, stack, hs_thread_id(), hs_call_time(st), &gone) == HS_RELEASED && !st->released) {
             st->freed = gone; /* the log records the first map released (programs unmap one at a time) */
             st->released = true;
         }

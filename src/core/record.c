@@ -28,7 +28,7 @@ static uint64_t offset_of(const hs_side *s)
 void hs_record_start(hs_call_state *st)
 {
     if (hs_log_on())
-        st->start_ns = hs_now_ns(); /* no clock read on the copy path when nothing is logged */
+        hs_call_time(st); /* no clock read on the copy path when nothing is logged */
 }
 
 void hs_record_copy_start(const hs_call *c, hs_call_state *st, bool paused)
