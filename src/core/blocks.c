@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "blocks.h"
 #include "shadow.h"
+#include "own_fd.h"
+
+#include <fcntl.h>
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -118,7 +121,8 @@ void hs_blocks_trace_to(const char *path)
         return;
     pthread_mutex_lock(&bk.lock);
     if (!bk.trace) {
-        bk.trace = fopen(path, "we");
+        bk.trace = hs_own_fd_stream(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), "w",
+                                    "option 'torch_trace'");
         if (bk.trace) {
             setvbuf(bk.trace, NULL, _IOFBF, 1 << 20);
             fprintf(bk.trace, "# hipshadow: PyTorch caching-allocator trace, one event a line:\n"

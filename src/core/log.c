@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "log.h"
+#include "own_fd.h"
 #include "paths.h"
 #include "util.h"
 
@@ -19,7 +20,7 @@ enum { CHUNKS_PER_SEGMENT = 64, MAX_SEGMENTS = 65536 }; /* 4 MiB segments, 256 G
 
 static struct {
     atomic_bool on;
-    int fd;
+    hs_own_fd file;                  /* the log's descriptor: the program may close and reuse it */
     const hs_options *opt;
     const char *const *api_names;
     int n_apis, runtime;
@@ -37,7 +38,7 @@ static struct {
     unsigned long module_adds;       /* the loader's dlpi_adds when the module map was written */
     uint32_t module_generation;
     atomic_bool warned;
-} lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
 
 /* This thread's current event chunk. */
 static HS_TLS hs_log_chunk_header *my_chunk;
@@ -57,13 +58,17 @@ static void log_off(const char *what, int err)
 
 static uint8_t *map_at(uint64_t offset, uint64_t bytes)
 {
+    if (!hs_own_fd_ok(&lg.file)) { /* closed by the program, its number perhaps the program's file now */
+        log_off("the program closed its file descriptor", EBADF);
+        return NULL;
+    }
     /* Reserve the blocks first: writing into a hole of a full disk would be SIGBUS, not ENOSPC. */
-    int rc = posix_fallocate(lg.fd, (off_t)offset, (off_t)bytes);
+    int rc = posix_fallocate(lg.file.fd, (off_t)offset, (off_t)bytes);
     if (rc != 0) {
         log_off("cannot reserve space", rc);
         return NULL;
     }
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, lg.fd, (off_t)offset);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, lg.file.fd, (off_t)offset);
     if (p == MAP_FAILED) {
         log_off("cannot map", errno);
         return NULL;
@@ -400,8 +405,7 @@ static void open_for_this_process(void)
     char template[4096], path[4096];
     int rank;
     hs_expand_path(o->log, template, sizeof template, &rank);
-    lg.fd = hs_create_unique(template, O_RDWR, path, sizeof path);
-    if (lg.fd < 0) {
+    if (hs_own_fd_take(&lg.file, hs_create_unique(template, O_RDWR, path, sizeof path)) < 0) {
         /* hs_create_unique's errno for a name that is not a file: say what the name is (before,
          * a symbolic link read "Too many levels of symbolic links" and /dev/full "No such device") */
         int err = errno;
@@ -460,7 +464,7 @@ void hs_log_configure(const hs_options *o, const char *const *api_names, int n_a
 
 void hs_log_open_for_process(void)
 {
-    if (lg.opt && lg.opt->log[0] && lg.fd < 0)
+    if (lg.opt && lg.opt->log[0] && lg.file.fd < 0)
         open_for_this_process();
 }
 
@@ -489,12 +493,11 @@ void hs_log_after_fork(void)
     pthread_mutex_init(&lg.meta_lock, NULL);
     my_chunk = NULL;
     my_seq = 0;
-    if (lg.fd < 0 || !lg.opt || !lg.opt->log[0])
+    if (lg.file.fd < 0 || !lg.opt || !lg.opt->log[0])
         return;
     atomic_store(&lg.on, false);
     unmap_all();
-    close(lg.fd);
-    lg.fd = -1;
+    hs_own_fd_release(&lg.file); /* the parent's, unless the program reused its number */
     atomic_store(&lg.next_event_seq, 0);
     atomic_store(&lg.next_growing, 0);
     lg.meta_seq = 0;

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "report.h"
+#include "own_fd.h"
 #include "kernel_info.h"
 #include "ledger.h"
 #include "paths.h"
@@ -22,11 +23,12 @@ static struct {
     const hs_options *opt;
     pthread_mutex_t lock;
     FILE *text;              /* NULL until the first report */
+    hs_own_fd text_file;     /* text's descriptor when it is report_path's file (own_fd.h) */
     pid_t text_pid, json_pid;
-    int json_fd;
+    hs_own_fd json;          /* the findings file */
     char json_path[4096];    /* the findings file this process writes */
     long printed;
-} rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .json_fd = -1};
+} rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .text_file = {.fd = -1}, .json = {.fd = -1}};
 
 const char *hs_action_name(hs_action a)
 {
@@ -50,18 +52,34 @@ int hs_open_template(const char *template, int flags)
     return open(path, flags | O_CLOEXEC, 0644);
 }
 
+/* Whether the text report is report_path's file and the program has closed its descriptor
+ * (perhaps reusing the number for a file of its own): its FILE is then left as it is, never
+ * written, flushed or closed. */
+static bool text_file_lost(void)
+{
+    return rp.text && rp.text != stderr && rp.text != stdout && !hs_own_fd_ok(&rp.text_file);
+}
+
 static FILE *text_out(void)
 {
     pid_t pid = getpid();
-    if (rp.text && rp.text_pid == pid)
+    if (rp.text && rp.text_pid == pid) {
+        if (!text_file_lost())
+            return rp.text;
+        fprintf(stderr, "hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
+                        "stderr from now on\n", rp.opt->report_path);
+        rp.text = stderr;
         return rp.text;
+    }
     const char *where = rp.opt->report_path;
     if (!strcmp(where, "stderr") || !*where)
         rp.text = stderr;
     else if (!strcmp(where, "stdout"))
         rp.text = stdout;
     else {
-        int fd = hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND);
+        if (rp.text && rp.text != stderr && rp.text != stdout)
+            hs_own_fd_release(&rp.text_file); /* the parent's, inherited across fork: its FILE is left unused */
+        int fd = hs_own_fd_take(&rp.text_file, hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND));
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
             fprintf(stderr, "hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
@@ -844,20 +862,23 @@ static void write_json(const hs_event *e)
 
     pid_t pid = getpid();
     if (rp.json_pid != pid) {
-        if (rp.json_fd >= 0)
-            close(rp.json_fd); /* the parent's, inherited across fork: this process writes its own */
-        rp.json_fd = open_findings();
+        hs_own_fd_release(&rp.json); /* the parent's, inherited across fork: this process writes its own */
+        hs_own_fd_take(&rp.json, open_findings());
         rp.json_pid = pid;
     }
-    if (rp.json_fd >= 0) {
+    if (rp.json.fd >= 0 && !hs_own_fd_ok(&rp.json)) {
+        fprintf(stderr, "hipshadow: option 'findings': the program closed the descriptor of '%s'; findings go to the "
+                        "text report only from now on\n", rp.json_path);
+        rp.json = HS_OWN_FD_NONE; /* its number may be the program's file now: never written or closed */
+    }
+    if (rp.json.fd >= 0) {
         size_t off = 0;
         while (off < b->n) {
-            ssize_t w = write(rp.json_fd, b->data + off, b->n - off);
+            ssize_t w = write(rp.json.fd, b->data + off, b->n - off);
             if (w <= 0) {
                 fprintf(stderr, "hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text "
                                 "report only from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
-                close(rp.json_fd);
-                rp.json_fd = -1;
+                hs_own_fd_release(&rp.json);
                 break;
             }
             off += (size_t)w;
@@ -923,8 +944,8 @@ void hs_report_note(const char *text)
 
 void hs_report_flush(void)
 {
-    if (rp.text)
+    if (rp.text && !text_file_lost())
         fflush(rp.text);
-    if (rp.json_fd >= 0)
-        fsync(rp.json_fd);
+    if (hs_own_fd_ok(&rp.json))
+        fsync(rp.json.fd);
 }

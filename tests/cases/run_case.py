@@ -253,6 +253,19 @@ CASES = {
     "exit_with_threads_copying": dict(
         program="exit_order", args=["thread"], kinds={}, stdout_has=["exit_order thread: main done"],
         stderr_has=["SUMMARY: hipshadow: 0 findings (0 errors)"], exit=0),
+    # The program closes every descriptor and gives its own file every number up to 2048, after
+    # hipshadow opened its log, findings file and text report: none of them may write into it
+    # (before the guard, the text report, a finding and the log's growth all did) or close it.
+    "daemon_closes_descriptors": dict(
+        program="daemon_fds", args=["@TMP@/own.txt"],
+        options="log=@TMP@/run.log:log_mode=full:report_path=@TMP@/report.txt",
+        kinds={"out-of-bounds": 1, "runtime-error": 1},  # the findings made before the close
+        stdout_has=["own file intact", "own descriptors open: all"],
+        stderr_once=["post-mortem log '@TMP@/run.log': the program closed its file descriptor",
+                     "option 'report_path': the program closed the descriptor of '@TMP@/report.txt'; reporting on stderr",
+                     "option 'findings': the program closed the descriptor of"],
+        stderr_has=["SUMMARY: hipshadow: 4 findings (4 errors)"],
+        report_file_has=["ERROR: hipshadow: out-of-bounds on hipMemcpy"], exit=0),
     "calls_before_init": dict(
         program="early_calls", options="mode=block:exitcode=7", kinds={"out-of-bounds": 3},
         field_sets={"out-of-bounds": [{"overrun": 32, "alloc.size": 128, "action": "blocked"},
@@ -593,7 +606,7 @@ def main():
         opts = ["--findings", findings]
         for kv in filter(None, case.get("options", "").replace("@TMP@", tmp).split(":")):
             opts += ["--option", kv]
-        args = [a.replace("@CASES@", cases_dir) for a in case.get("args", [])]
+        args = [a.replace("@CASES@", cases_dir).replace("@TMP@", tmp) for a in case.get("args", [])]
         env = dict(os.environ, LD_LIBRARY_PATH=simhip, **case.get("env", {}))
         env.pop("HIPSHADOW_OPTIONS", None)
         cmd = [launcher] + opts + ["--", os.path.join(cases_dir, case["program"])] + args
