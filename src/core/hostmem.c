@@ -207,6 +207,8 @@ bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t
     return hs_host_snapshot_serial() == *serial;
 }
 
+static hs_host_status host_check_slow(uintptr_t p, size_t len, unsigned need, unsigned changes, hs_host_fact *fact);
+
 hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_fact *fact)
 {
     /* Cleared in full only past the hot path: a checked copy's fact is read only when not OK. */
@@ -225,6 +227,15 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
     unsigned changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
     if (last_hit.changes == changes && p >= last_hit.lo && p + len <= last_hit.hi && (last_hit.perms & need) == need)
         return HS_HOST_OK;
+    /* Past it, system calls (msync, reading the maps) may set errno: the program's is kept. */
+    int errno_in = errno;
+    hs_host_status status = host_check_slow(p, len, need, changes, fact);
+    errno = errno_in;
+    return status;
+}
+
+static hs_host_status host_check_slow(uintptr_t p, size_t len, unsigned need, unsigned changes, hs_host_fact *fact)
+{
     /* Next: a fresh snapshot that covers the range with the permission.  A stale one is read
      * again first, once a millisecond at most (a thread's start or its heap's growth changes the
      * mappings; else every later check would pay a system call and trust stale permissions). */

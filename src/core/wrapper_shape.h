@@ -13,6 +13,7 @@
 #include "redzones.h"
 #include "util.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 /* ret_t: the layer's error type; blocked: what a blocked call returns; missing: what a call
@@ -47,22 +48,31 @@
                 ret_t r = real_##name args;                                                          \
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                               \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                        \
+                    int errno_ = errno;                                                              \
                     r = (ret_t)hs_fast_copy_refused(&refused_, (int)r);                              \
+                    errno = errno_;                                                                  \
                 }                                                                                    \
                 hs_leave();                                                                          \
                 return r;                                                                            \
             }                                                                                        \
         }                                                                                            \
         const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                        \
+        int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */ \
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \
+        errno = errno_;                                                                              \
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
+        errno_ = errno;                                                                              \
         if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                  \
             hs_lookup_redirect(call.lookup_result);                                                  \
-        if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0)))                   \
+        if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                 \
+            errno = errno_;                                                                          \
             r = real_##name args; /* the allocation with a redzone failed: again, without one */ \
+            errno_ = errno;                                                                          \
+        }                                                                                            \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
         hs_leave();                                                                                  \
+        errno = errno_;                                                                              \
         return r;                                                                                    \
     }
 

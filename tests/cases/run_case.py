@@ -266,6 +266,12 @@ CASES = {
                      "option 'findings': the program closed the descriptor of"],
         stderr_has=["SUMMARY: hipshadow: 4 findings (4 errors)"],
         report_file_has=["ERROR: hipshadow: out-of-bounds on hipMemcpy"], exit=0),
+    # errno after a wrapped call is the runtime's, not hipshadow's (before: hipMalloc's first
+    # call left EAGAIN from hipshadow's start-up).
+    "errno_kept": dict(
+        program="errno_kept", options="log=@TMP@/run.log:log_mode=full",
+        kinds={"out-of-bounds": 1, "runtime-error": 2, "invalid-free": 1},
+        stdout_has=["errno kept: 30 calls"], exit=0),
     "calls_before_init": dict(
         program="early_calls", options="mode=block:exitcode=7", kinds={"out-of-bounds": 3},
         field_sets={"out-of-bounds": [{"overrun": 32, "alloc.size": 128, "action": "blocked"},
