@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "blocks.h"
 #include "shadow.h"
+#include "util.h"
 #include "own_fd.h"
 
 #include <fcntl.h>
@@ -128,7 +129,7 @@ void hs_blocks_trace_to(const char *path)
             fprintf(bk.trace, "# hipshadow: PyTorch caching-allocator trace, one event a line:\n"
                               "# action device addr size stream pool0 pool1\n");
         } else {
-            fprintf(stderr, "hipshadow: option 'torch_trace': cannot write '%s'; the trace is not recorded\n", path);
+            hs_say("hipshadow: option 'torch_trace': cannot write '%s'; the trace is not recorded\n", path);
         }
     }
     pthread_mutex_unlock(&bk.lock);

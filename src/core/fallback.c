@@ -21,7 +21,7 @@ void hs_fallback_init(const hs_options *o)
     fb.always = fb.on && o->fallback_always;
     fb.staging_max = o->fallback_staging;
     if (fb.on && !hs_frontend_active.kernels)
-        fprintf(stderr, "hipshadow: fallback=%s: this build has no GPU kernels; nothing will be rescued\n", v);
+        hs_say("hipshadow: fallback=%s: this build has no GPU kernels; nothing will be rescued\n", v);
 }
 
 bool hs_fallback_always(void) { return fb.always; }

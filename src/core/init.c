@@ -2,6 +2,7 @@
  * always carries on. */
 #define _GNU_SOURCE
 #include "init.h"
+#include "deep_stack.h"
 #include "kernel_info.h"
 #include "ledger.h"
 #include "redzones.h"
@@ -80,7 +81,7 @@ void hs_disable(const char *why)
 {
     bool was = atomic_exchange(&hs_disabled, true);
     if (!was)
-        fprintf(stderr, "hipshadow: WARNING: %s; hipshadow is now disabled and the program carries on unchecked\n", why);
+        hs_say("hipshadow: WARNING: %s; hipshadow is now disabled and the program carries on unchecked\n", why);
 }
 
 /* Files are made by processes that use the runtime, not by every process.  hs_used is set only
@@ -124,20 +125,23 @@ static void child_after_fork(void)
     hs_kernel_info_after_fork();
     hs_fallback_after_fork();
     hs_log_after_fork();
+    hs_deep_stack_after_fork();
 }
 
 static void init_once_body(void)
 {
     hs_start_ns();
     hs_options_defaults(&options);
-    hs_options_parse(&options, hs_getenv("HIPSHADOW_OPTIONS"), stderr); /* hs_getenv: see util.c */
+    FILE *err = hs_stderr_stream();
+    hs_options_parse(&options, hs_getenv("HIPSHADOW_OPTIONS"), err); /* hs_getenv: see util.c */
     if (options.help) {
         hs_options d;
         hs_options_defaults(&d);
-        hs_options_print_help(&d, stderr);
+        hs_options_print_help(&d, err);
     }
     if (options.verbosity > 0)
-        hs_options_print(&options, stderr);
+        hs_options_print(&options, err);
+    fflush(err);
     hs_stacks_init((int)options.stack_depth, options.stack_depot_max, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine, (size_t)options.shadow_max) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,

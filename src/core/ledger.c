@@ -33,7 +33,7 @@ static unsigned take_entries(unsigned want)
         got = taken >= entries_max ? 0 : entries_max - taken < want ? entries_max - taken : want;
     } while (got && !atomic_compare_exchange_weak(&entries_taken, &taken, taken + got));
     if (got < want && !atomic_exchange(&budget_spent, true))
-        fprintf(stderr,
+        hs_say(
                 "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
                 "launches on further streams are not remembered, so device-fault reports may not name them\n",
                 entries_max, entries_per_stream);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "log.h"
+#include "deep_stack.h"
 #include "own_fd.h"
 #include "paths.h"
 #include "util.h"
@@ -50,7 +51,7 @@ static void log_off(const char *what, int err)
 {
     atomic_store(&lg.on, false);
     if (!atomic_exchange(&lg.warned, true))
-        fprintf(stderr, "hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
+        hs_say("hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
                 lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
 }
 
@@ -413,12 +414,12 @@ static void open_for_this_process(void)
                         : err == ENODEV ? "it is a device or special file, not a file" : strerror(err);
         atomic_store(&lg.on, false);
         if (!atomic_exchange(&lg.warned, true))
-            fprintf(stderr, "hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
+            hs_say("hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
                     path, why);
         return;
     }
     if (strcmp(template, path)) /* said once, as for findings=: the log is not where the user looks */
-        fprintf(stderr, "hipshadow: log '%s' exists; this process writes its log to '%s'\n", template, path);
+        hs_say("hipshadow: log '%s' exists; this process writes its log to '%s'\n", template, path);
     uint64_t ring_bytes = full ? 0 : (o->log_size / HS_LOG_CHUNK_BYTES) * HS_LOG_CHUNK_BYTES;
     if (!full && ring_bytes < 2 * HS_LOG_CHUNK_BYTES)
         ring_bytes = 2 * HS_LOG_CHUNK_BYTES;
@@ -462,10 +463,16 @@ void hs_log_configure(const hs_options *o, const char *const *api_names, int n_a
     /* log_mode is ring or full: the options parser takes nothing else */
 }
 
+static void open_deep(void *arg)
+{
+    (void)arg;
+    open_for_this_process();
+}
+
 void hs_log_open_for_process(void)
 {
     if (lg.opt && lg.opt->log[0] && lg.file.fd < 0)
-        open_for_this_process();
+        hs_run_deep(open_deep, NULL); /* path buffers of 4 KiB: a small thread's stack may lack them */
 }
 
 static void unmap_all(void)

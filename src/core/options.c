@@ -373,7 +373,7 @@ int hs_options_parse(hs_options *o, const char *text, FILE *warn)
     const char *p = text ? text : "";
     char key[HS_OPTION_KEY_MAX + 1], value[HS_OPTION_VALUE_MAX + 1];
     if (!warn)
-        warn = stderr;
+        warn = hs_stderr_stream();
     while (*p) {
         while (*p && is_separator(*p))
             p++;

@@ -1,6 +1,7 @@
 /* hipshadow's own descriptors, guarded (see own_fd.h). */
 #define _GNU_SOURCE /* fopencookie */
 #include "own_fd.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,7 +68,7 @@ static ssize_t guarded_write(void *cookie, const char *buf, size_t size)
     guarded_stream *g = cookie;
     if (!hs_own_fd_ok(&g->file)) {
         if (!g->warned)
-            fprintf(stderr, "hipshadow: %s: the program closed its file descriptor; nothing more is written there\n",
+            hs_say("hipshadow: %s: the program closed its file descriptor; nothing more is written there\n",
                     g->what);
         g->warned = true;
         errno = EBADF;

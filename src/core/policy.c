@@ -44,7 +44,7 @@ static void load_suppressions(const char *path)
     FILE *f = fopen(path, "re");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "hipshadow: option 'suppressions': cannot read '%s': %s; no findings are suppressed\n", path,
+        hs_say("hipshadow: option 'suppressions': cannot read '%s': %s; no findings are suppressed\n", path,
                 f ? (S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file") : strerror(errno));
         if (f)
             fclose(f);
@@ -86,10 +86,10 @@ static void load_suppressions(const char *path)
     }
     fclose(f);
     if (bad == 1)
-        fprintf(stderr, "hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,
+        hs_say("hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,
                 first_bad);
     else if (bad > 1)
-        fprintf(stderr, "hipshadow: option 'suppressions': %d lines of '%s' are not 'kind:pattern' with a known kind "
+        hs_say("hipshadow: option 'suppressions': %d lines of '%s' are not 'kind:pattern' with a known kind "
                 "or '*' (the first is line %d); they are ignored%s\n", bad, path, first_bad,
                 pol.n_rules ? "" : ", and no findings are suppressed");
 }

@@ -71,7 +71,7 @@ bool hs_redzone_retry(const hs_call *c, int failed)
     padded = NULL;
     if (!rz.warned_retry) {
         rz.warned_retry = true;
-        fprintf(stderr, "hipshadow: WARNING: an allocation with a redzone failed; asking again without one "
+        hs_say("hipshadow: WARNING: an allocation with a redzone failed; asking again without one "
                         "(allocations that fail so get no redzone)\n");
     }
     return true;
@@ -93,7 +93,7 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
             rz.t[rz.n++] = (touched){base, size, redzone, id};
         else if (!rz.warned_full) {
             rz.warned_full = true;
-            fprintf(stderr, "hipshadow: WARNING: more than %d allocations with redzones were used between two "
+            hs_say("hipshadow: WARNING: more than %d allocations with redzones were used between two "
                             "synchronisations; the others are not checked until the next\n", MAX_TOUCHED);
         }
     }

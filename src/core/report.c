@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "report.h"
+#include "deep_stack.h"
 #include "own_fd.h"
 #include "kernel_info.h"
 #include "ledger.h"
@@ -57,7 +58,7 @@ int hs_open_template(const char *template, int flags)
  * written, flushed or closed. */
 static bool text_file_lost(void)
 {
-    return rp.text && rp.text != stderr && rp.text != stdout && !hs_own_fd_ok(&rp.text_file);
+    return rp.text && rp.text != hs_stderr_stream() && rp.text != stdout && !hs_own_fd_ok(&rp.text_file);
 }
 
 static FILE *text_out(void)
@@ -66,25 +67,25 @@ static FILE *text_out(void)
     if (rp.text && rp.text_pid == pid) {
         if (!text_file_lost())
             return rp.text;
-        fprintf(stderr, "hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
+        hs_say("hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
                         "stderr from now on\n", rp.opt->report_path);
-        rp.text = stderr;
+        rp.text = hs_stderr_stream();
         return rp.text;
     }
     const char *where = rp.opt->report_path;
     if (!strcmp(where, "stderr") || !*where)
-        rp.text = stderr;
+        rp.text = hs_stderr_stream();
     else if (!strcmp(where, "stdout"))
         rp.text = stdout;
     else {
-        if (rp.text && rp.text != stderr && rp.text != stdout)
+        if (rp.text && rp.text != hs_stderr_stream() && rp.text != stdout)
             hs_own_fd_release(&rp.text_file); /* the parent's, inherited across fork: its FILE is left unused */
         int fd = hs_own_fd_take(&rp.text_file, hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND));
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
-            fprintf(stderr, "hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
+            hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
                     strerror(errno));
-            rp.text = stderr;
+            rp.text = hs_stderr_stream();
         }
     }
     rp.text_pid = pid;
@@ -95,12 +96,12 @@ static FILE *text_out(void)
  * with the reason, and go on with stderr.  True when the caller must write again to stderr. */
 static bool text_failed(FILE *f)
 {
-    if (f == stderr || (!ferror(f) && fflush(f) == 0))
+    if (f == hs_stderr_stream() || (!ferror(f) && fflush(f) == 0))
         return false;
     int err = errno ? errno : EIO;
-    fprintf(stderr, "hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
+    hs_say("hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
             rp.opt->report_path, strerror(err));
-    rp.text = stderr;
+    rp.text = hs_stderr_stream();
     return true;
 }
 
@@ -770,16 +771,16 @@ static int open_findings(void)
     hs_expand_path(rp.opt->findings, path, sizeof path, NULL);
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n",
+        hs_say("hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n",
                 path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
         return -1;
     }
     int fd = hs_create_unique(path, O_WRONLY | O_APPEND, rp.json_path, sizeof rp.json_path);
     if (fd < 0)
-        fprintf(stderr, "hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n",
+        hs_say("hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n",
                 path, strerror(errno));
     else if (strcmp(path, rp.json_path))
-        fprintf(stderr, "hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path,
+        hs_say("hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path,
                 rp.json_path);
     return fd;
 }
@@ -867,7 +868,7 @@ static void write_json(const hs_event *e)
         rp.json_pid = pid;
     }
     if (rp.json.fd >= 0 && !hs_own_fd_ok(&rp.json)) {
-        fprintf(stderr, "hipshadow: option 'findings': the program closed the descriptor of '%s'; findings go to the "
+        hs_say("hipshadow: option 'findings': the program closed the descriptor of '%s'; findings go to the "
                         "text report only from now on\n", rp.json_path);
         rp.json = HS_OWN_FD_NONE; /* its number may be the program's file now: never written or closed */
     }
@@ -876,7 +877,7 @@ static void write_json(const hs_event *e)
         while (off < b->n) {
             ssize_t w = write(rp.json.fd, b->data + off, b->n - off);
             if (w <= 0) {
-                fprintf(stderr, "hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text "
+                hs_say("hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text "
                                 "report only from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
                 hs_own_fd_release(&rp.json);
                 break;
@@ -886,14 +887,17 @@ static void write_json(const hs_event *e)
     }
 }
 
-void hs_report_finding(const hs_event *e)
+/* Each entry point below runs its body through hs_run_deep: a report's path buffers and stdio
+ * need more stack than a thread made with a small one has left (deep_stack.h). */
+static void report_finding(void *arg)
 {
+    const hs_event *e = arg;
     pthread_mutex_lock(&rp.lock);
     FILE *f = text_out();
     if (rp.printed < rp.opt->print_limit) {
         print_text(f, e);
         if (text_failed(f))
-            print_text(stderr, e);
+            print_text(hs_stderr_stream(), e);
         fflush(f);
     } else if (rp.printed == rp.opt->print_limit) {
         fprintf(f, "hipshadow: print_limit=%ld reached: later findings are counted%s but not printed\n",
@@ -922,25 +926,38 @@ static void print_summary(FILE *f, const uint64_t counts[HS_KIND_COUNT], uint64_
     fprintf(f, " in %llu checked calls\n", (unsigned long long)calls_checked);
 }
 
-void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
+void hs_report_finding(const hs_event *e) { hs_run_deep(report_finding, (void *)e); }
+
+typedef struct summary_args { const uint64_t *counts; uint64_t errors, calls_checked; } summary_args;
+
+static void report_summary(void *arg)
 {
+    const summary_args *a = arg;
     pthread_mutex_lock(&rp.lock);
     FILE *f = text_out();
-    print_summary(f, counts, errors, calls_checked);
+    print_summary(f, a->counts, a->errors, a->calls_checked);
     if (text_failed(f))
-        print_summary(stderr, counts, errors, calls_checked);
+        print_summary(hs_stderr_stream(), a->counts, a->errors, a->calls_checked);
     fflush(f);
     pthread_mutex_unlock(&rp.lock);
 }
 
-void hs_report_note(const char *text)
+void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
+{
+    summary_args a = {counts, errors, calls_checked};
+    hs_run_deep(report_summary, &a);
+}
+
+static void report_note(void *arg)
 {
     pthread_mutex_lock(&rp.lock);
     FILE *f = text_out();
-    fprintf(f, "hipshadow: %s\n", text);
+    fprintf(f, "hipshadow: %s\n", (const char *)arg);
     fflush(f);
     pthread_mutex_unlock(&rp.lock);
 }
+
+void hs_report_note(const char *text) { hs_run_deep(report_note, (void *)text); }
 
 void hs_report_flush(void)
 {

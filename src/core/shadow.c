@@ -189,7 +189,7 @@ static int make_live_locked(const hs_span *s)
         sh.live_bytes += s->size;
     else if (rc == -2 && !sh.cap_warned) {
         sh.cap_warned = true;
-        fprintf(stderr, "hipshadow: WARNING: shadow_max=%zu reached: allocations beyond it are not tracked, and copies "
+        hs_say("hipshadow: WARNING: shadow_max=%zu reached: allocations beyond it are not tracked, and copies "
                         "to them are judged as the runtime judges them (raise shadow_max)\n", sh.max_live);
     }
     return rc == 0 ? 0 : -1;

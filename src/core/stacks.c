@@ -83,7 +83,7 @@ static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
 out:
     pthread_mutex_unlock(&depot.lock);
     if (say_full)
-        fprintf(stderr,
+        hs_say(
                 "hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
                 "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
                 (unsigned long long)depot.max_bytes, stored);
@@ -97,10 +97,8 @@ out:
  * takes libunwind's global cache lock on every step, not fork-safe: tests/sanitizers.sh). */
 extern void __tsan_init(void) __attribute__((weak));
 
-static int backtrace_pcs(void **pcs, int max)
+static __attribute__((noinline)) int backtrace_by_steps(void **pcs, int max)
 {
-    if (!&__tsan_init)
-        return unw_backtrace(pcs, max);
     unw_context_t uc;
     unw_cursor_t cursor;
     int n = 0;
@@ -115,11 +113,32 @@ static int backtrace_pcs(void **pcs, int max)
     return n;
 }
 
+static int backtrace_pcs(void **pcs, int max) { return &__tsan_init ? backtrace_by_steps(pcs, max) : unw_backtrace(pcs, max); }
+
+/* A walk takes ~6 KiB of stack (libunwind's context and cursor, and the loader resolving
+ * libunwind's functions the first time), which a thread made with a small stack (16 KiB:
+ * PTHREAD_STACK_MIN) does not have left below a wrapped call: such a thread records no stacks
+ * (its allocations are still tracked), said once. */
+enum { WALK_ROOM = 10 << 10 };
+static atomic_bool said_small_stack;
+
+static bool room_to_walk(void)
+{
+    size_t room = hs_stack_room();
+    if (room >= WALK_ROOM)
+        return true;
+    if (!atomic_exchange(&said_small_stack, true))
+        hs_say("hipshadow: thread T%u has %zu bytes of stack left at a wrapped call, a stack walk needs %d: its "
+               "calls' stacks are not recorded (their allocations are still tracked)\n",
+               hs_thread_id(), room, WALK_ROOM);
+    return false;
+}
+
 uint32_t hs_stack_of_frames(const uintptr_t *frames, int n) { return n > 0 ? depot_put(frames, n, true) : 0; }
 
 static uint32_t capture(bool for_finding)
 {
-    if (depot.depth == 0)
+    if (depot.depth == 0 || !room_to_walk())
         return 0;
     void *raw[HS_STACK_MAX_FRAMES + 16];
     hs_fork_gate_enter(); /* libunwind takes the loader's lock: not across a fork (util.h) */

@@ -110,7 +110,7 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     uint32_t index = atomic_load(&st.n_streams);
     if (index >= st.max_streams) {
         if (!atomic_exchange(&st.warned_streams, true))
-            fprintf(stderr,
+            hs_say(
                     "hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
                     "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
                     "tracked ones are destroyed and done\n",
@@ -298,7 +298,7 @@ void hs_event_created(uintptr_t handle)
         pthread_mutex_init(&e->lock, NULL);
         st.events_by_id[id] = e;
     } else if (st.n_events == st.max_events && !atomic_exchange(&st.warned_events, true)) {
-        fprintf(stderr,
+        hs_say(
                 "hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
                 "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
                 st.max_events, st.max_events);

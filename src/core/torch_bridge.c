@@ -57,7 +57,7 @@ void hs_torch_init(const hs_options *o)
 
 static void say(const char *why)
 {
-    fprintf(stderr, "hipshadow: PyTorch is loaded, but its caching allocator's blocks are not tracked: %s; %s\n", why,
+    hs_say("hipshadow: PyTorch is loaded, but its caching allocator's blocks are not tracked: %s; %s\n", why,
             fallback_text);
 }
 
@@ -148,8 +148,14 @@ static void load_locked(void)
     atomic_store_explicit(&tb.state, T_LOADED, memory_order_release);
 }
 
+/* Asking the loader (dlopen) and attaching take more stack than a thread made with a small one
+ * has left below a wrapped call: such a thread leaves the look to the next call of another. */
+enum { LOADER_ROOM = 16 << 10 };
+
 static void poll_slow(int s)
 {
+    if (hs_stack_room() < LOADER_ROOM)
+        return;
     if (s == T_SEARCHING) {
         /* the usual case, a program without PyTorch: nothing loaded since the last look, decided
          * without our lock (every device allocation and free asks).  The loader is asked once a
@@ -179,7 +185,7 @@ static void poll_slow(int s)
     if (r < 0)
         say(why[0] ? why : "the plugin could not attach to the caching allocator");
     else if (r > 0 && tb.opt->verbosity > 0)
-        fprintf(stderr, "hipshadow: tracking the blocks of %s\n", tb.plugin.description ? tb.plugin.description : "PyTorch");
+        hs_say("hipshadow: tracking the blocks of %s\n", tb.plugin.description ? tb.plugin.description : "PyTorch");
 }
 
 void hs_torch_poll(void)
@@ -206,7 +212,7 @@ void hs_torch_at_exit(void)
     uint64_t total = 0;
     for (int a = 0; a < HIPSHADOW_BLOCK_ACTION_COUNT; a++)
         total += s.events[a];
-    fprintf(stderr,
+    hs_say(
             "hipshadow: PyTorch caching-allocator blocks: %llu events (alloc %llu, free_requested %llu, free_completed %llu, "
             "segment_alloc %llu, segment_free %llu, segment_map %llu, segment_unmap %llu), %llu unmatched; at exit %llu "
             "live, %llu quarantined (%llu evicted), %llu segments\n",

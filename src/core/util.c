@@ -1,5 +1,7 @@
-#define _GNU_SOURCE
+#define _GNU_SOURCE /* fopencookie, syscall */
 #include "util.h"
+
+#include <errno.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -164,4 +166,83 @@ void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+void hs_say(const char *fmt, ...)
+{
+    int errno_in = errno;
+    char buf[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        size_t len = (size_t)n;
+        if (len >= sizeof buf) { /* cut: say so, and end the line */
+            len = sizeof buf - 1;
+            memcpy(buf + len - 4, "...\n", 4);
+        }
+        for (size_t done = 0; done < len;) {
+            ssize_t w = write(2, buf + done, len - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+    }
+    errno = errno_in;
+}
+
+static ssize_t write_fd2(void *cookie, const char *buf, size_t size)
+{
+    (void)cookie;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(2, buf + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static FILE *stderr_stream;
+static void make_stderr_stream(void)
+{
+    static char buffer[4096];
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_fd2});
+    if (f && setvbuf(f, buffer, _IOFBF, sizeof buffer) != 0) {
+        fclose(f);
+        f = NULL;
+    }
+    stderr_stream = f ? f : stderr;
+}
+
+FILE *hs_stderr_stream(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_stderr_stream);
+    return stderr_stream;
+}
+
+static HS_TLS uintptr_t stack_floor; /* this thread's lowest stack address; 0: not read yet, 1: none known */
+
+size_t hs_stack_room(void)
+{
+    if (!stack_floor) {
+        stack_floor = 1;
+        pthread_attr_t attr;
+        void *lo;
+        size_t size;
+        if (hs_thread_id() != (uint32_t)getpid() && pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &lo, &size) == 0)
+                stack_floor = (uintptr_t)lo;
+            pthread_attr_destroy(&attr);
+        }
+    }
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    return stack_floor == 1 || here < stack_floor ? SIZE_MAX : here - stack_floor;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HS_EXPORT __attribute__((visibility("default")))
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -33,5 +34,20 @@ const char *hs_getenv(const char *name);
 /* printf into buf[*len..cap): never past cap (a full buffer keeps its last byte for a NUL), no
  * allocation; *len grows by what fitted. */
 void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* One message to the program's standard error (whatever descriptor 2 is now), for hipshadow's
+ * warnings and notes: formatted into a 1.5 KiB buffer (a longer one is cut, ending "..."), one
+ * write, errno kept.  Not fprintf(stderr): stderr is unbuffered, and glibc then formats through
+ * an 8 KiB buffer on the stack, which a thread with a small stack (16 KiB: PTHREAD_STACK_MIN)
+ * does not have. */
+void hs_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Bytes of stack left below the caller on this thread; SIZE_MAX on the main thread (its stack
+ * grows on demand) or when the bounds cannot be read.  For the few deep paths (a stack walk, the
+ * loader) that a thread made with a small stack cannot afford. */
+size_t hs_stack_room(void);
+/* For longer output to standard error (reports, the options' help): a stdio stream onto
+ * descriptor 2 with a buffer of its own, so formatting takes no 8 KiB of stack.  Its users
+ * fflush it at the end of each piece.  stderr itself if the stream cannot be made. */
+FILE *hs_stderr_stream(void);
 
 #endif
