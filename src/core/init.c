@@ -24,6 +24,7 @@
 #include "util.h"
 #include "vmm.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,12 +53,16 @@ static void thread_exits(void *unused)
 
 static void make_count_key(void) { have_count_key = pthread_key_create(&count_key, thread_exits) == 0; }
 
+/* The first call of a process or a thread does more (start-up, files): it keeps the program's
+ * errno, as every wrapped call does (wrapper_shape.h). */
 void hs_count_thread(void)
 {
+    int errno_in = errno;
     hs_thread_counted = true;
     pthread_once(&count_key_once, make_count_key);
     if (have_count_key)
         pthread_setspecific(count_key, (void *)1);
+    errno = errno_in;
 }
 
 static hs_options options;
@@ -92,12 +97,14 @@ static pthread_mutex_t first_call_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void hs_first_call(void)
 {
+    int errno_in = errno;
     pthread_mutex_lock(&first_call_lock);
     if (!atomic_load(&hs_used)) {
         hs_log_open_for_process();
         atomic_store(&hs_used, true);
     }
     pthread_mutex_unlock(&first_call_lock);
+    errno = errno_in;
 }
 
 /* The child is a process of its own: its own counts, files, findings and exit status. */
@@ -168,8 +175,11 @@ static void init_once_body(void)
 
 void hs_ensure_init(void)
 {
-    if (HS_UNLIKELY(!hs_ready))
+    if (HS_UNLIKELY(!hs_ready)) {
+        int errno_in = errno;
         pthread_once(&init_once, init_once_body);
+        errno = errno_in;
+    }
 }
 
 __attribute__((constructor)) static void hs_constructor(void) { hs_ensure_init(); }
