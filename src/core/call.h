@@ -66,6 +66,9 @@ typedef struct hs_call {
     size_t dst_extent;        /* bytes touched from dst; 0 = bytes (2-D: (height-1)*pitch + width) */
     size_t src_extent;
     int dir;                  /* hs_dir as stated by the call */
+    bool dir_by_address;      /* the call names device memory by address, with no kind to state (the
+                               * CUDA driver's cuMemcpyDtoH...): pinned or registered host memory,
+                               * mapped at the same address on the device, is device memory to it */
     bool async;
     /* streams: has_stream is false for calls that take none (then the null stream is implied) */
     bool has_stream;

@@ -90,14 +90,16 @@ static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
 
 /* Memory of this kind is what each role of a copy expects.  Pinned or registered host memory
  * is reachable from the GPU, so a copy that names it as device memory works, but the stated
- * kind is wrong and breaks on runtimes that honour it. */
+ * kind is wrong and breaks on runtimes that honour it.  A call with no kind to state, that takes
+ * device memory by address (the CUDA driver's), takes it as what it is: device-mapped memory. */
 static bool device_role_accepts(uint32_t kind) { return hs_mem_kind_is_device(kind); }
+static bool device_role_accepts_by_address(uint32_t kind) { return hs_mem_kind_is_device(kind) || hs_mem_kind_is_host(kind); }
 static bool host_role_accepts(uint32_t kind)
 {
     return kind != HS_MEM_DEVICE && kind != HS_MEM_EXTERNAL_DEVICE && kind != HS_MEM_MAPPED;
 }
 
-static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
+static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_address)
 {
     switch (s->where) {
     case HS_WHERE_FREED:
@@ -108,7 +110,7 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id)
             add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
             return;
         }
-        if (!device_role_accepts(s->alloc.kind))
+        if (!(by_address ? device_role_accepts_by_address(s->alloc.kind) : device_role_accepts(s->alloc.kind)))
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_WARNING, id, 0, ROLE_DEVICE);
         check_bounds(k, s, id);
         return;
@@ -172,7 +174,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
         else if (f->dst.where == HS_WHERE_LIVE && hs_mem_kind_is_host(f->dst.alloc.kind))
             check_bounds(&k, &f->dst, HS_SIDE_DST); /* memset of pinned memory is allowed */
         else
-            check_device_side(&k, &f->dst, HS_SIDE_DST);
+            check_device_side(&k, &f->dst, HS_SIDE_DST, call->dir_by_address);
         return k.n;
     }
 
@@ -184,7 +186,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
             continue;
         }
         if (hs_role_of(f->dir, sides[i].id) == ROLE_DEVICE)
-            check_device_side(&k, s, sides[i].id);
+            check_device_side(&k, s, sides[i].id, call->dir_by_address);
         else
             check_host_side(&k, s, sides[i].id);
     }

@@ -152,9 +152,11 @@ static void resolve_driver_now(bool wait)
 
 static void resolve_driver(void) { resolve_driver_now(false); }
 
+/* Every driver call takes device memory as a CUdeviceptr: an address, with no stated kind
+ * (dir_by_address; JAX's XLA reads its pinned buffers back with cuMemcpyDtoHAsync). */
 #define HS_CU_FN(name, asked, version, flags, params, args, ...)                                       \
     HS_WRAPPER(CUresult, name, params, args, HS_CU_API_##name, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND, \
-               resolve_driver_now(true), __VA_ARGS__)
+               resolve_driver_now(true), .dir_by_address = true, __VA_ARGS__)
 #include "driver.inc"
 #undef HS_CU_FN
 

@@ -270,6 +270,22 @@ def driver():
         expect(f"default allocator: {what}", [py, wl, what], {}, out_has=f"OK {what}", min_calls=100)
 
 
+def frameworks():
+    """Frameworks nobody on the team wrote, clean workloads: no finding, calls seen, and the
+    workload's own result intact.  A framework that is not installed is reported skipped."""
+    py = shutil.which("python3")
+    fw = os.path.join(here, "frameworks.py")
+    if not build_plugin():  # PyTorch's blocks tracked, as a user's run has them
+        failures.append("building libhipshadow-torch.so")
+    for what in ("compile", "triton", "cupy", "jax"):
+        probe = subprocess.run([py, "-c", {"compile": "import torch", "triton": "import triton",
+                                           "cupy": "import cupy", "jax": "import jax"}[what]], capture_output=True)
+        if probe.returncode:
+            print(f"SKIP {what}: not installed here")
+            continue
+        expect(f"frameworks: {what}", [py, fw, what], {}, out_has=f"OK {what}", min_calls=10)
+
+
 def kernels_ledger():
     """The launch ledger on the GPU: device faults traced to kernels, a launch on freed memory,
     serialize=1, for the static and the shared runtime; then PyTorch with the ledger."""
@@ -496,6 +512,6 @@ def torch_bench():
 if __name__ == "__main__":
     {"tests": tests, "bench": bench, "kernels": kernels, "driver": driver, "peer": peer,
      "launch": bench_launch, "kernels-ledger": kernels_ledger, "torch-blocks": torch_blocks,
-     "torch-bench": torch_bench}[sys.argv[1]]()
+     "torch-bench": torch_bench, "frameworks": frameworks}[sys.argv[1]]()
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all GPU checks passed'}")
     sys.exit(1 if failures else 0)

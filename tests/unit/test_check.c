@@ -88,6 +88,19 @@ static void test_direction_mismatch(void)
     CHECK_EQ(run(&c, &f, out), 1);
     CHECK_EQ(out[0].kind, HS_KIND_DIRECTION_MISMATCH);
     CHECK_EQ(out[0].severity, HS_SEV_WARNING);
+
+    /* a call that takes device memory by address (the CUDA driver's cuMemcpyDtoH: no kind to
+     * state) takes pinned or registered host memory as the device memory it is mapped as (JAX) */
+    c.dir_by_address = true;
+    CHECK_EQ(run(&c, &f, out), 0);
+    f.src.alloc.kind = HS_MEM_REGISTERED_HOST;
+    CHECK_EQ(run(&c, &f, out), 0);
+    /* but its host side is still no place for device memory */
+    f.src.alloc.kind = HS_MEM_DEVICE;
+    f.dst = device_side(0x9000, 4096, 0, 64);
+    CHECK_EQ(run(&c, &f, out), 1);
+    CHECK_EQ(out[0].kind, HS_KIND_DIRECTION_MISMATCH);
+    CHECK_EQ(out[0].severity, HS_SEV_ERROR);
 }
 
 static void test_host_side(void)
