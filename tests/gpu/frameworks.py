@@ -1,6 +1,6 @@
 """Clean workloads of GPU frameworks nobody on the team wrote, each run under hipshadow by
 run_gpu.py frameworks: their false positives and blind spots are the ones users meet.
-Usage: frameworks.py compile|triton|cupy|jax.  Prints "OK <what>" at the end, or "SKIP <what>: why"
+Usage: frameworks.py compile|vision|triton|cupy|jax.  Prints "OK <what>" at the end, or "SKIP <what>: why"
 (exit 77) when the framework is not installed."""
 import sys
 
@@ -27,6 +27,42 @@ def compile_():
         opt.zero_grad(set_to_none=True)
     out = torch.compile(model)(torch.randn(8, 256, device="cuda")).cpu()
     assert torch.isfinite(out).all()
+    print(f"loss {loss.item():.4f}")
+
+
+def vision():
+    """cuDNN and cuBLASLt under autocast (a small conv net, channels_last, training steps), fed the
+    way a DataLoader with pin_memory feeds it: batches in pinned buffers, copied with
+    non_blocking=True on a side stream, the compute stream waiting on an event, each pinned buffer
+    reused only after its copy is known done."""
+    import torch
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.BatchNorm2d(32), torch.nn.ReLU(),
+        torch.nn.Conv2d(32, 64, 3, stride=2, padding=1), torch.nn.BatchNorm2d(64), torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10),
+    ).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    scaler = torch.amp.GradScaler("cuda")
+    side = torch.cuda.Stream()
+    pinned = [torch.empty(32, 3, 64, 64).pin_memory() for _ in range(2)]
+    copied = [torch.cuda.Event() for _ in range(2)]
+    for step in range(8):
+        buf = pinned[step % 2]
+        copied[step % 2].synchronize()  # the copy that last read this buffer is done
+        buf.copy_(torch.randn(32, 3, 64, 64))
+        with torch.cuda.stream(side):
+            x = buf.to("cuda", non_blocking=True).to(memory_format=torch.channels_last)
+            copied[step % 2].record(side)
+        torch.cuda.current_stream().wait_stream(side)
+        x.record_stream(torch.cuda.current_stream())
+        y = torch.randint(0, 10, (32,), device="cuda")
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
     print(f"loss {loss.item():.4f}")
 
 
@@ -106,5 +142,5 @@ def jax_():
 
 if __name__ == "__main__":
     what = sys.argv[1]
-    {"compile": compile_, "triton": triton_, "cupy": cupy_, "jax": jax_}[what]()
+    {"compile": compile_, "vision": vision, "triton": triton_, "cupy": cupy_, "jax": jax_}[what]()
     print(f"OK {what}")

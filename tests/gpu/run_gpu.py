@@ -277,8 +277,8 @@ def frameworks():
     fw = os.path.join(here, "frameworks.py")
     if not build_plugin():  # PyTorch's blocks tracked, as a user's run has them
         failures.append("building libhipshadow-torch.so")
-    for what in ("compile", "triton", "cupy", "jax"):
-        probe = subprocess.run([py, "-c", {"compile": "import torch", "triton": "import triton",
+    for what in ("compile", "vision", "triton", "cupy", "jax"):
+        probe = subprocess.run([py, "-c", {"compile": "import torch", "vision": "import torch", "triton": "import triton",
                                            "cupy": "import cupy", "jax": "import jax"}[what]], capture_output=True)
         if probe.returncode:
             print(f"SKIP {what}: not installed here")
