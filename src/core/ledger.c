@@ -34,9 +34,9 @@ static unsigned take_entries(unsigned want)
     } while (got && !atomic_compare_exchange_weak(&entries_taken, &taken, taken + got));
     if (got < want && !atomic_exchange(&budget_spent, true))
         hs_say(
-                "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
-                "launches on further streams are not remembered, so device-fault reports may not name them\n",
-                entries_max, entries_per_stream);
+            "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
+            "launches on further streams are not remembered, so device-fault reports may not name them\n",
+            entries_max, entries_per_stream);
     return got;
 }
 

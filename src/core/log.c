@@ -52,7 +52,7 @@ static void log_off(const char *what, int err)
     atomic_store(&lg.on, false);
     if (!atomic_exchange(&lg.warned, true))
         hs_say("hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
-                lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
+               lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
 }
 
 /* ---- the file's chunks ---- */
@@ -415,7 +415,7 @@ static void open_for_this_process(void)
         atomic_store(&lg.on, false);
         if (!atomic_exchange(&lg.warned, true))
             hs_say("hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
-                    path, why);
+                   path, why);
         return;
     }
     if (strcmp(template, path)) /* said once, as for findings=: the log is not where the user looks */

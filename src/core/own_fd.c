@@ -69,21 +69,12 @@ static ssize_t guarded_write(void *cookie, const char *buf, size_t size)
     if (!hs_own_fd_ok(&g->file)) {
         if (!g->warned)
             hs_say("hipshadow: %s: the program closed its file descriptor; nothing more is written there\n",
-                    g->what);
+                   g->what);
         g->warned = true;
         errno = EBADF;
         return -1;
     }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(g->file.fd, buf + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return done ? (ssize_t)done : -1;
-        done += (size_t)w;
-    }
-    return (ssize_t)done;
+    return hs_write_all(g->file.fd, buf, size);
 }
 
 static int guarded_close(void *cookie)

@@ -45,7 +45,7 @@ static void load_suppressions(const char *path)
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         hs_say("hipshadow: option 'suppressions': cannot read '%s': %s; no findings are suppressed\n", path,
-                f ? (S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file") : strerror(errno));
+               f ? (S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file") : strerror(errno));
         if (f)
             fclose(f);
         return;
@@ -87,11 +87,11 @@ static void load_suppressions(const char *path)
     fclose(f);
     if (bad == 1)
         hs_say("hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,
-                first_bad);
+               first_bad);
     else if (bad > 1)
         hs_say("hipshadow: option 'suppressions': %d lines of '%s' are not 'kind:pattern' with a known kind "
-                "or '*' (the first is line %d); they are ignored%s\n", bad, path, first_bad,
-                pol.n_rules ? "" : ", and no findings are suppressed");
+               "or '*' (the first is line %d); they are ignored%s\n", bad, path, first_bad,
+               pol.n_rules ? "" : ", and no findings are suppressed");
 }
 
 void hs_policy_init(const hs_options *o)

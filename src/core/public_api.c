@@ -18,7 +18,7 @@ HS_EXPORT int hipshadow_region_register_impl(const void *base, size_t size, cons
     hs_ensure_init();
     if (!base || !size) {
         hs_say("hipshadow: hipshadow_region_register(%p, %zu, \"%s\"): empty region ignored\n", base, size,
-                name ? name : "");
+               name ? name : "");
         return -1;
     }
     return hs_region_register((uintptr_t)base, size, name);

@@ -72,7 +72,7 @@ bool hs_redzone_retry(const hs_call *c, int failed)
     if (!rz.warned_retry) {
         rz.warned_retry = true;
         hs_say("hipshadow: WARNING: an allocation with a redzone failed; asking again without one "
-                        "(allocations that fail so get no redzone)\n");
+               "(allocations that fail so get no redzone)\n");
     }
     return true;
 }
@@ -94,7 +94,7 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
         else if (!rz.warned_full) {
             rz.warned_full = true;
             hs_say("hipshadow: WARNING: more than %d allocations with redzones were used between two "
-                            "synchronisations; the others are not checked until the next\n", MAX_TOUCHED);
+                   "synchronisations; the others are not checked until the next\n", MAX_TOUCHED);
         }
     }
     pthread_mutex_unlock(&rz.lock);

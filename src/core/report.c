@@ -68,7 +68,7 @@ static FILE *text_out(void)
         if (!text_file_lost())
             return rp.text;
         hs_say("hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
-                        "stderr from now on\n", rp.opt->report_path);
+               "stderr from now on\n", rp.opt->report_path);
         rp.text = hs_stderr_stream();
         return rp.text;
     }
@@ -84,7 +84,7 @@ static FILE *text_out(void)
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
             hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
-                    strerror(errno));
+                   strerror(errno));
             rp.text = hs_stderr_stream();
         }
     }
@@ -100,7 +100,7 @@ static bool text_failed(FILE *f)
         return false;
     int err = errno ? errno : EIO;
     hs_say("hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
-            rp.opt->report_path, strerror(err));
+           rp.opt->report_path, strerror(err));
     rp.text = hs_stderr_stream();
     return true;
 }
@@ -772,16 +772,16 @@ static int open_findings(void)
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         hs_say("hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n",
-                path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
+               path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
         return -1;
     }
     int fd = hs_create_unique(path, O_WRONLY | O_APPEND, rp.json_path, sizeof rp.json_path);
     if (fd < 0)
         hs_say("hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n",
-                path, strerror(errno));
+               path, strerror(errno));
     else if (strcmp(path, rp.json_path))
         hs_say("hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path,
-                rp.json_path);
+               rp.json_path);
     return fd;
 }
 
@@ -869,20 +869,15 @@ static void write_json(const hs_event *e)
     }
     if (rp.json.fd >= 0 && !hs_own_fd_ok(&rp.json)) {
         hs_say("hipshadow: option 'findings': the program closed the descriptor of '%s'; findings go to the "
-                        "text report only from now on\n", rp.json_path);
+               "text report only from now on\n", rp.json_path);
         rp.json = HS_OWN_FD_NONE; /* its number may be the program's file now: never written or closed */
     }
     if (rp.json.fd >= 0) {
-        size_t off = 0;
-        while (off < b->n) {
-            ssize_t w = write(rp.json.fd, b->data + off, b->n - off);
-            if (w <= 0) {
-                hs_say("hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text "
-                                "report only from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
-                hs_own_fd_release(&rp.json);
-                break;
-            }
-            off += (size_t)w;
+        ssize_t w = hs_write_all(rp.json.fd, b->data, b->n);
+        if (w != (ssize_t)b->n) {
+            hs_say("hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text report only "
+                   "from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
+            hs_own_fd_release(&rp.json);
         }
     }
 }

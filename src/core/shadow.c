@@ -190,7 +190,7 @@ static int make_live_locked(const hs_span *s)
     else if (rc == -2 && !sh.cap_warned) {
         sh.cap_warned = true;
         hs_say("hipshadow: WARNING: shadow_max=%zu reached: allocations beyond it are not tracked, and copies "
-                        "to them are judged as the runtime judges them (raise shadow_max)\n", sh.max_live);
+               "to them are judged as the runtime judges them (raise shadow_max)\n", sh.max_live);
     }
     return rc == 0 ? 0 : -1;
 }

@@ -84,9 +84,9 @@ out:
     pthread_mutex_unlock(&depot.lock);
     if (say_full)
         hs_say(
-                "hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
-                "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
-                (unsigned long long)depot.max_bytes, stored);
+            "hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
+            "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
+            (unsigned long long)depot.max_bytes, stored);
     return id;
 }
 

@@ -111,10 +111,10 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     if (index >= st.max_streams) {
         if (!atomic_exchange(&st.warned_streams, true))
             hs_say(
-                    "hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
-                    "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
-                    "tracked ones are destroyed and done\n",
-                    st.max_streams, st.max_streams);
+                "hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
+                "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
+                "tracked ones are destroyed and done\n",
+                st.max_streams, st.max_streams);
         return NULL;
     }
     s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63); /* hs_stream keeps lines apart (streams.h) */
@@ -299,9 +299,9 @@ void hs_event_created(uintptr_t handle)
         st.events_by_id[id] = e;
     } else if (st.n_events == st.max_events && !atomic_exchange(&st.warned_events, true)) {
         hs_say(
-                "hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
-                "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
-                st.max_events, st.max_events);
+            "hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
+            "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
+            st.max_events, st.max_events);
     }
     if (e) {
         pthread_mutex_lock(&e->lock);

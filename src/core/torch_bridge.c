@@ -58,7 +58,7 @@ void hs_torch_init(const hs_options *o)
 static void say(const char *why)
 {
     hs_say("hipshadow: PyTorch is loaded, but its caching allocator's blocks are not tracked: %s; %s\n", why,
-            fallback_text);
+           fallback_text);
 }
 
 /* Has the loader added objects since the last look? (dl_iterate_phdr's count, no dlopen.) */
@@ -213,16 +213,16 @@ void hs_torch_at_exit(void)
     for (int a = 0; a < HIPSHADOW_BLOCK_ACTION_COUNT; a++)
         total += s.events[a];
     hs_say(
-            "hipshadow: PyTorch caching-allocator blocks: %llu events (alloc %llu, free_requested %llu, free_completed %llu, "
-            "segment_alloc %llu, segment_free %llu, segment_map %llu, segment_unmap %llu), %llu unmatched; at exit %llu "
-            "live, %llu quarantined (%llu evicted), %llu segments\n",
-            (unsigned long long)total, (unsigned long long)s.events[HIPSHADOW_BLOCK_ALLOC],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_REQUESTED],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_COMPLETED],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_ALLOC],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_FREE],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_MAP],
-            (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_UNMAP], (unsigned long long)s.unmatched,
-            (unsigned long long)s.live, (unsigned long long)s.quarantined, (unsigned long long)s.evicted,
-            (unsigned long long)s.segments);
+        "hipshadow: PyTorch caching-allocator blocks: %llu events (alloc %llu, free_requested %llu, free_completed %llu, "
+        "segment_alloc %llu, segment_free %llu, segment_map %llu, segment_unmap %llu), %llu unmatched; at exit %llu "
+        "live, %llu quarantined (%llu evicted), %llu segments\n",
+        (unsigned long long)total, (unsigned long long)s.events[HIPSHADOW_BLOCK_ALLOC],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_REQUESTED],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_COMPLETED],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_ALLOC],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_FREE],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_MAP],
+        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_UNMAP], (unsigned long long)s.unmatched,
+        (unsigned long long)s.live, (unsigned long long)s.quarantined, (unsigned long long)s.evicted,
+        (unsigned long long)s.segments);
 }

@@ -168,6 +168,20 @@ void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
         *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
 }
 
+ssize_t hs_write_all(int fd, const char *buf, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, buf + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
 void hs_say(const char *fmt, ...)
 {
     int errno_in = errno;
@@ -182,14 +196,7 @@ void hs_say(const char *fmt, ...)
             len = sizeof buf - 1;
             memcpy(buf + len - 4, "...\n", 4);
         }
-        for (size_t done = 0; done < len;) {
-            ssize_t w = write(2, buf + done, len - done);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            done += (size_t)w;
-        }
+        hs_write_all(2, buf, len);
     }
     errno = errno_in;
 }
@@ -197,16 +204,7 @@ void hs_say(const char *fmt, ...)
 static ssize_t write_fd2(void *cookie, const char *buf, size_t size)
 {
     (void)cookie;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(2, buf + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return done ? (ssize_t)done : -1;
-        done += (size_t)w;
-    }
-    return (ssize_t)done;
+    return hs_write_all(2, buf, size);
 }
 
 static FILE *stderr_stream;

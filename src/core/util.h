@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define HS_EXPORT __attribute__((visibility("default")))
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -35,6 +36,8 @@ const char *hs_getenv(const char *name);
  * allocation; *len grows by what fitted. */
 void hs_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* write() until all of buf is written, again after a signal; what was written, or -1. */
+ssize_t hs_write_all(int fd, const char *buf, size_t len);
 /* One message to the program's standard error (whatever descriptor 2 is now), for hipshadow's
  * warnings and notes: formatted into a 1.5 KiB buffer (a longer one is cut, ending "..."), one
  * write, errno kept.  Not fprintf(stderr): stderr is unbuffered, and glibc then formats through
