@@ -9,6 +9,7 @@
 #include "frontend.h"
 #include "gpu_faults.h"
 #include "init.h"
+#include "kernel_info.h"
 #include "ledger.h"
 #include "redzones.h"
 #include "shadow.h"
@@ -55,7 +56,8 @@ static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
 {
     if (!st->stack)
         st->stack = hs_stack_capture_for_finding();
-    return hs_policy_suppressed(kind, hs_frontend_active.api_names[c->api], st->stack);
+    const hs_kernel_info *k = c->op == HS_OP_LAUNCH ? hs_kernel_info_of(c) : NULL;
+    return hs_policy_suppressed(kind, hs_frontend_active.api_names[c->api], k ? k->name : NULL, st->stack);
 }
 
 static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action, bool has_result,

@@ -34,7 +34,7 @@ void hs_gpu_fault_report(uint16_t api, uintptr_t address, uint32_t reasons, uint
     hs_gpu_fault fault = {.address = address, .reasons = reasons, .agent = agent};
     hs_gather_gpu_fault(&fault);
     hs_finding fi = hs_check_gpu_fault(&fault);
-    if (hs_policy_suppressed(fi.kind, hs_frontend_active.api_names[api], 0))
+    if (hs_policy_suppressed(fi.kind, hs_frontend_active.api_names[api], NULL, 0))
         return;
     hs_policy_first_device_fault(); /* the sticky error the next calls return is this fault, reported here */
 

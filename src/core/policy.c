@@ -16,7 +16,7 @@
 
 typedef struct suppression {
     int kind;          /* -1 = any kind */
-    char *pattern;     /* glob over the api name and every frame of the call stack */
+    char *pattern;     /* glob over the api name, the kernel's name (launches) and every frame of the call stack */
 } suppression;
 
 static struct {
@@ -101,7 +101,7 @@ void hs_policy_init(const hs_options *o)
         load_suppressions(o->suppressions);
 }
 
-bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack)
+bool hs_policy_suppressed(hs_kind kind, const char *api, const char *kernel, uint32_t stack)
 {
     if (pol.n_rules == 0)
         return false;
@@ -111,7 +111,7 @@ bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack)
         const suppression *s = &pol.rules[r];
         if (s->kind != -1 && s->kind != (int)kind)
             continue;
-        if (!fnmatch(s->pattern, api, 0))
+        if (!fnmatch(s->pattern, api, 0) || (kernel && !fnmatch(s->pattern, kernel, 0)))
             return true;
         for (int i = 0; i < n; i++) {
             char where[512];

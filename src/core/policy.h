@@ -7,8 +7,9 @@
 
 /* Loads the suppressions file; problems are printed naming the file and line. */
 void hs_policy_init(const hs_options *o);
-/* Cold: does a suppression silence this finding (matched on api and call stack frames)? */
-bool hs_policy_suppressed(hs_kind kind, const char *api, uint32_t stack);
+/* Cold: does a suppression silence this finding (matched on the api, the launched kernel's name
+ * when there is one (NULL: none), and the call stack's frames)? */
+bool hs_policy_suppressed(hs_kind kind, const char *api, const char *kernel, uint32_t stack);
 /* What the mode says to do about these (unsuppressed) findings. */
 hs_decision hs_policy_decide(const hs_finding *f, int n);
 void hs_policy_count(const hs_finding *f);

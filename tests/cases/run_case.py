@@ -323,6 +323,12 @@ CASES = {
                                  "kernels.0.args.#": 1}},
         stderr_has=["a fault of asynchronous work already on the device", "this call's own arguments were checked and are clean",
                     "#0 kernel 'poke' (hipModuleLaunchKernel)", "arg 0 = 0x", ": allocation #1 + 0, live"], exit=0),
+    # A suppression's glob also matches the launched kernel's name: the launch finding goes, the
+    # device fault (another kind) stays.
+    "kernel_suppressed_by_name": dict(
+        program="kernel_cases", options="fault_events=0:suppressions=@TMP@/supp", args=["freed-arg"],
+        files={"supp": "kernel-use-after-free:po?e\n"}, kinds={"device-fault": 1},
+        stderr_lacks=["kernel-use-after-free on"], exit=0),
     "kernel_freed_arg": dict(
         program="kernel_cases", options="fault_events=0", args=["freed-arg"],
         kinds={"kernel-use-after-free": 1, "device-fault": 1},
