@@ -16,14 +16,30 @@ enum {
     SLAB_SHIFT = 16,              /* records per slab: 65536 */
     MAX_SLABS = 1 << 16,          /* 2^32 records at most */
     ARENA_BYTES = 4 << 20,
+    PAGE_SHIFT = 12,              /* page words: one per 4 KiB of address space */
+    PAGE_BITS = LEAF_SHIFT - PAGE_SHIFT,
+    PAGE_WORDS_MAX = 1 << CHUNK_SHIFT, /* spans up to this size get page words (17 at most) */
 };
 #define ADDR_LIMIT ((uintptr_t)1 << (LEAF_SHIFT + TOP_BITS))
 #define SPAN_WORDS (sizeof(hs_span) / sizeof(uint64_t))
 _Static_assert(sizeof(hs_span) % sizeof(uint64_t) == 0, "hs_span is copied word by word");
 
+/* A page word names one span touching its 4 KiB page and which bytes of the page it holds:
+ *   record (32 bits) | first byte in the page (12) << 32 | bytes in the page - 1 (12) << 44 | tag << 56
+ * 0: none.  A lookup whose range those bytes hold needs no slot and no bucket: one cache miss,
+ * where the slot and bucket are two in a row (at a million allocations 4 KiB apart, as ROCm lays
+ * small ones out, the bucket is a miss to memory; the page words are 8 MiB).  Kept for spans of
+ * up to PAGE_WORDS_MAX bytes (bigger ones cover whole chunks, which their slots say).  The first
+ * span placed in a page keeps its word until it leaves the map; spans placed beside it take the
+ * slot and bucket.  A span whose every page names it "owns its pages": its page words are then
+ * where its tag is kept, and a retag (a free) rewrites only them, not its slot or bucket entries,
+ * whose tags go stale; a reader that reaches such an entry finds the page word of the same page
+ * naming the same record, and takes the tag from it (page_tag). */
 struct hs_pm_leaf {
-    _Atomic(uint64_t) slot[1 << LEAF_BITS]; /* first: page-aligned, so an empty leaf's pages can be given back */
+    _Atomic(uint64_t) page[1 << PAGE_BITS]; /* first: page-aligned, so an empty leaf's pages can be given back */
+    _Atomic(uint64_t) slot[1 << LEAF_BITS];
     _Atomic(uint32_t) used; /* non-empty slots (readers skip empty leaves) */
+    uint64_t pages_counted[(sizeof(uint64_t) << PAGE_BITS >> PAGE_SHIFT) / 64]; /* writer: pages of page words counted in m->bytes */
     bool listed;            /* writer: on the map's list of emptied leaves */
 };
 
@@ -326,7 +342,43 @@ static _Atomic(uint64_t) *leaf_slot(hs_pm_leaf *leaf, uintptr_t addr)
     return &leaf->slot[(addr >> CHUNK_SHIFT) & ((1u << LEAF_BITS) - 1)];
 }
 
-/* Writer: a leaf (1 GiB of address space, 128 KiB of slots) that emptied.  The map keeps the
+static _Atomic(uint64_t) *leaf_page(hs_pm_leaf *leaf, uintptr_t addr)
+{
+    return &leaf->page[(addr >> PAGE_SHIFT) & ((1u << PAGE_BITS) - 1)];
+}
+
+static uint64_t word_lo(uint64_t w) { return w >> 32 & 0xfff; }
+static uint64_t word_len(uint64_t w) { return (w >> 44 & 0xfff) + 1; }
+enum { PAGE_BYTES = 1 << PAGE_SHIFT };
+
+/* The record a page word names when its bytes hold [addr, addr + extent) (extent >= 1, within
+ * addr's page), else 0. */
+static uint32_t page_word_holds(uint64_t w, uintptr_t addr, size_t extent)
+{
+    uint64_t at = addr & (PAGE_BYTES - 1), lo = word_lo(w), len = word_len(w);
+    return at - lo < len && extent <= len - (at - lo) ? (uint32_t)w : 0;
+}
+
+/* Reader: the page words of the first and last pages of [addr, addr + extent), w being the
+ * first's: when both name one span holding the range's ends, it holds the whole range (a span is
+ * one interval).  Its record, or 0. */
+static uint32_t page_words_hold(const hs_pm_leaf *leaf, uint64_t w, uintptr_t addr, size_t extent)
+{
+    uintptr_t last = addr + (extent ? extent : 1) - 1;
+    if ((last ^ addr) >> PAGE_SHIFT == 0)
+        return page_word_holds(w, addr, extent ? extent : 1);
+    if ((last ^ addr) >> LEAF_SHIFT || last - addr >= PAGE_WORDS_MAX || !page_word_holds(w, addr, 1) ||
+        word_lo(w) + word_len(w) != PAGE_BYTES)
+        return 0;
+    uint64_t w2 = ld(leaf_page((hs_pm_leaf *)leaf, last));
+    return (uint32_t)w2 == (uint32_t)w && word_lo(w2) == 0 && page_word_holds(w2, last, 1) ? (uint32_t)w : 0;
+}
+
+/* Reader: the tag of record r, found in a slot or bucket entry (entry_tag) in addr's page whose
+ * word is w: the page word's when it names r (r may own its pages: its entries' tags are stale). */
+static uint8_t page_tag(uint64_t w, uint32_t r, uint8_t entry_tag) { return (uint32_t)w == r ? (uint8_t)(w >> 56) : entry_tag; }
+
+/* Writer: a leaf (2 MiB of page words and 128 KiB of slots for 1 GiB of address space) that emptied.  The map keeps the
  * HS_PM_EMPTY_LEAVES most recently emptied ones resident, and gives the pages of the oldest back
  * to the kernel when one more empties: a program that frees and allocates again in a lone GiB
  * would otherwise pay a system call and page faults each time, and a program that moves on
@@ -369,7 +421,9 @@ static uint32_t probe(const hs_page_map *m, uintptr_t addr)
         return 0;
     if (t & 1)
         return clamp_rec(m, cover_rec(t));
-    uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
+    uint64_t w = ld(leaf_page((hs_pm_leaf *)t, addr)), e = ld(leaf_slot((hs_pm_leaf *)t, addr));
+    if (page_word_holds(w, addr, 1))
+        return clamp_rec(m, (uint32_t)w);
     if (!e)
         return 0;
     if (e & 1)
@@ -458,11 +512,16 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
         *tag = (uint8_t)(t >> COVER_TAG_SHIFT);
         return addr + extent <= ((addr >> LEAF_SHIFT) + 1) << LEAF_SHIFT ? HS_PM_INSIDE : HS_PM_UNSURE;
     }
+    uint64_t pw = ld(leaf_page((hs_pm_leaf *)t, addr));
+    if (page_words_hold((hs_pm_leaf *)t, pw, addr, extent)) {
+        *tag = (uint8_t)(pw >> 56);
+        return HS_PM_INSIDE;
+    }
     uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
     if (!e)
         return HS_PM_ABSENT;
     if (e & 1) {
-        *tag = (uint8_t)(e >> COVER_TAG_SHIFT);
+        *tag = page_tag(pw, cover_rec(e), (uint8_t)(e >> COVER_TAG_SHIFT));
         return addr + extent <= chunk_end ? HS_PM_INSIDE : HS_PM_UNSURE;
     }
     const hs_pm_bucket *b = (const hs_pm_bucket *)e;
@@ -474,7 +533,7 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
     if (!entry_rec(w))
         return HS_PM_ABSENT; /* a tombstone: the span before it ends at or before its base */
     uint64_t size = w >> 40; /* saturated: the span is at least this long */
-    *tag = (uint8_t)(w >> 32);
+    *tag = page_tag(pw, entry_rec(w), (uint8_t)(w >> 32));
     if (offset + extent <= size)
         return HS_PM_INSIDE;
     /* The one span that could hold addr ends before it (a zero-size span holds its base). */
@@ -649,7 +708,7 @@ static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
         leaf = map_bytes(m, sizeof *leaf);
         if (!leaf)
             return NULL;
-        m->bytes += sizeof *leaf;
+        m->bytes += sizeof *leaf - sizeof leaf->page; /* page words are counted as their pages are touched */
         m->leaf_mem[top_index] = leaf;
     }
     if (ld(&m->top[top_index]) != (uint64_t)(uintptr_t)leaf)
@@ -779,10 +838,57 @@ static void bucket_remove(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *s
 /* Whether [base, end) covers all of [from, to). */
 static bool covers(uintptr_t base, uintptr_t end, uintptr_t from, uintptr_t to) { return base <= from && end >= to; }
 
+/* ---- page words (see struct hs_pm_leaf) ---- */
+
+static bool has_page_words(const hs_span *s) { return s->size && s->size <= PAGE_WORDS_MAX; }
+
+static uint64_t page_word(const hs_page_map *m, uint32_t r, const hs_span *s, uintptr_t page)
+{
+    uintptr_t page_end = page + ((uintptr_t)1 << PAGE_SHIFT), end = span_end(s);
+    uintptr_t lo = s->base > page ? s->base : page, hi = end < page_end ? end : page_end;
+    return (uint64_t)tag_of(m, s) << 56 | (uint64_t)(hi - lo - 1) << 44 | (uint64_t)(lo - page) << 32 | r;
+}
+
+/* Writer: the page words of the pages span s touches (in leaves that exist).  place: give r
+ * each page whose word is free; else rewrite the words naming r, with s's tag (retag) or 0
+ * (remove).  True when every page's word names r: r owns its pages. */
+static bool page_words_write(hs_page_map *m, uint32_t r, const hs_span *s, bool place, bool remove)
+{
+    if (!has_page_words(s))
+        return false;
+    bool owns = true;
+    uintptr_t end = span_end(s);
+    for (uintptr_t page = s->base >> PAGE_SHIFT << PAGE_SHIFT; page < end; page += PAGE_BYTES) {
+        uint64_t t = ld(&m->top[page >> LEAF_SHIFT]);
+        if (!t || (t & 1)) {
+            owns = false;
+            continue;
+        }
+        hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
+        _Atomic(uint64_t) *w = leaf_page(leaf, page);
+        uint32_t named = (uint32_t)ld(w);
+        if (place && !named) {
+            size_t word_page = (size_t)(w - leaf->page) * sizeof *w / PAGE_BYTES;
+            if (!(leaf->pages_counted[word_page / 64] >> (word_page % 64) & 1)) {
+                leaf->pages_counted[word_page / 64] |= (uint64_t)1 << (word_page % 64);
+                m->bytes += PAGE_BYTES;
+            }
+            named = r;
+        }
+        if (named == r)
+            st(w, remove ? 0 : page_word(m, r, s, page));
+        else
+            owns = false;
+    }
+    return owns;
+}
+
 /* Writer: every word naming record r, in the chunks its span touches (a partly placed record
  * too), is removed (remove) or rewritten with the span's current tag (after an update). */
 static void rewrite_words(hs_page_map *m, uint32_t r, const hs_span *s, bool remove)
 {
+    if (page_words_write(m, r, s, false, remove) && !remove)
+        return; /* r owns its pages: its tag is kept there */
     uintptr_t end = span_end(s);
     for (uintptr_t c = s->base >> CHUNK_SHIFT; c <= (end - 1) >> CHUNK_SHIFT;) {
         uintptr_t chunk_base = c << CHUNK_SHIFT;
@@ -842,6 +948,7 @@ static int place(hs_page_map *m, uint32_t r, const hs_span *s)
             return -1;
         c++;
     }
+    page_words_write(m, r, s, true, false);
     return 0;
 }
 
