@@ -19,6 +19,8 @@ enum {
     PAGE_SHIFT = 12,              /* page words: one per 4 KiB of address space */
     PAGE_BITS = LEAF_SHIFT - PAGE_SHIFT,
     PAGE_WORDS_MAX = 1 << CHUNK_SHIFT, /* spans up to this size get page words (17 at most) */
+    PAGE_BYTES = 1 << PAGE_SHIFT,
+    WORD_PAGES = (sizeof(uint64_t) << PAGE_BITS) / PAGE_BYTES, /* pages of page words in a leaf: 512 */
 };
 #define ADDR_LIMIT ((uintptr_t)1 << (LEAF_SHIFT + TOP_BITS))
 #define SPAN_WORDS (sizeof(hs_span) / sizeof(uint64_t))
@@ -39,7 +41,10 @@ struct hs_pm_leaf {
     _Atomic(uint64_t) page[1 << PAGE_BITS]; /* first: page-aligned, so an empty leaf's pages can be given back */
     _Atomic(uint64_t) slot[1 << LEAF_BITS];
     _Atomic(uint32_t) used; /* non-empty slots (readers skip empty leaves) */
-    uint64_t pages_counted[(sizeof(uint64_t) << PAGE_BITS >> PAGE_SHIFT) / 64]; /* writer: pages of page words counted in m->bytes */
+    /* writer, for each page of page words: the words naming a span, whether it is counted in
+     * m->bytes (touched since it was last given back), and whether it is on the map's ring */
+    uint16_t words_named[WORD_PAGES];
+    uint64_t word_page_counted[WORD_PAGES / 64], word_page_listed[WORD_PAGES / 64];
     bool listed;            /* writer: on the map's list of emptied leaves */
 };
 
@@ -349,7 +354,6 @@ static _Atomic(uint64_t) *leaf_page(hs_pm_leaf *leaf, uintptr_t addr)
 
 static uint64_t word_lo(uint64_t w) { return w >> 32 & 0xfff; }
 static uint64_t word_len(uint64_t w) { return (w >> 44 & 0xfff) + 1; }
-enum { PAGE_BYTES = 1 << PAGE_SHIFT };
 
 /* The record a page word names when its bytes hold [addr, addr + extent) (extent >= 1, within
  * addr's page), else 0. */
@@ -378,13 +382,53 @@ static uint32_t page_words_hold(const hs_pm_leaf *leaf, uint64_t w, uintptr_t ad
  * word is w: the page word's when it names r (r may own its pages: its entries' tags are stale). */
 static uint8_t page_tag(uint64_t w, uint32_t r, uint8_t entry_tag) { return (uint32_t)w == r ? (uint8_t)(w >> 56) : entry_tag; }
 
-/* Writer: a leaf (2 MiB of page words and 128 KiB of slots for 1 GiB of address space) that emptied.  The map keeps the
- * HS_PM_EMPTY_LEAVES most recently emptied ones resident, and gives the pages of the oldest back
- * to the kernel when one more empties: a program that frees and allocates again in a lone GiB
- * would otherwise pay a system call and page faults each time, and a program that moves on
- * through address space (an allocator that never reuses it) keeps a constant number resident,
- * not a sawtooth.  The whole leaf goes back, its counters' page too (it reads as zeros: empty
- * and not listed, which is what it is).  Readers may still look into it: it stays mapped. */
+static bool bit(const uint64_t *bits, size_t i) { return bits[i / 64] >> (i % 64) & 1; }
+static void bit_set(uint64_t *bits, size_t i, bool on)
+{
+    bits[i / 64] = (bits[i / 64] & ~((uint64_t)1 << (i % 64))) | (uint64_t)on << (i % 64);
+}
+
+/* Writer: the page of page words i of a leaf, named by no span, goes back to the kernel.  It is
+ * uncounted first (a given-back page reads as zeros and is counted again when next touched). */
+static void word_page_give_back(hs_page_map *m, hs_pm_leaf *leaf, size_t i)
+{
+    if (bit(leaf->word_page_counted, i)) {
+        bit_set(leaf->word_page_counted, i, false);
+        m->bytes -= PAGE_BYTES;
+    }
+    madvise((char *)leaf->page + i * PAGE_BYTES, PAGE_BYTES, MADV_DONTNEED);
+}
+
+/* Writer: page i of a leaf's page words names no span any more.  As with leaves (leaf_emptied),
+ * the map keeps the HS_PM_EMPTY_WORD_PAGES most recently emptied pages and gives back the oldest
+ * when one more empties, if it is still empty: an allocator that moves on through address space
+ * touches a page of page words for each 2 MiB and would otherwise hold up to 2 MiB for each GiB
+ * it has passed, while one that frees and allocates again in the same place pays no system call. */
+static void word_page_emptied(hs_page_map *m, hs_pm_leaf *leaf, size_t i)
+{
+    if (bit(leaf->word_page_listed, i))
+        return;
+    bit_set(leaf->word_page_listed, i, true);
+    uint32_t at = m->n_empty_word_pages++ % HS_PM_EMPTY_WORD_PAGES;
+    hs_pm_leaf *oldest = m->empty_word_pages[at].leaf;
+    uint32_t page = m->empty_word_pages[at].page;
+    m->empty_word_pages[at].leaf = leaf;
+    m->empty_word_pages[at].page = (uint32_t)i;
+    if (!oldest)
+        return;
+    bit_set(oldest->word_page_listed, page, false);
+    if (!oldest->words_named[page])
+        word_page_give_back(m, oldest, page);
+}
+
+/* Writer: a leaf (2 MiB of page words and 128 KiB of slots for 1 GiB of address space) that
+ * emptied.  The map keeps the HS_PM_EMPTY_LEAVES most recently emptied ones resident, and gives
+ * the pages of the oldest back to the kernel when one more empties: a program that frees and
+ * allocates again in a lone GiB would otherwise pay a system call and page faults each time, and
+ * a program that moves on through address space (an allocator that never reuses it) keeps a
+ * constant number resident, not a sawtooth.  The whole leaf goes back, its counters' page too (it
+ * reads as zeros: empty and not listed, which is what it is).  Readers may still look into it:
+ * it stays mapped. */
 static void leaf_emptied(hs_page_map *m, hs_pm_leaf *leaf)
 {
     if (leaf->listed)
@@ -396,8 +440,12 @@ static void leaf_emptied(hs_page_map *m, hs_pm_leaf *leaf)
     if (!oldest)
         return;
     oldest->listed = false;
-    if (!ld32(&oldest->used)) /* not used again since it emptied */
+    if (!ld32(&oldest->used)) { /* not used again since it emptied */
+        for (size_t i = 0; i < WORD_PAGES; i++) /* the counters' page is given back below */
+            if (bit(oldest->word_page_counted, i))
+                m->bytes -= PAGE_BYTES;
         madvise(oldest, sizeof *oldest, MADV_DONTNEED);
+    }
 }
 
 static void slot_set(hs_page_map *m, hs_pm_leaf *leaf, _Atomic(uint64_t) *slot, uint64_t v)
@@ -866,19 +914,23 @@ static bool page_words_write(hs_page_map *m, uint32_t r, const hs_span *s, bool 
         }
         hs_pm_leaf *leaf = (hs_pm_leaf *)(uintptr_t)t;
         _Atomic(uint64_t) *w = leaf_page(leaf, page);
+        size_t word_page = (size_t)(w - leaf->page) * sizeof *w / PAGE_BYTES;
         uint32_t named = (uint32_t)ld(w);
         if (place && !named) {
-            size_t word_page = (size_t)(w - leaf->page) * sizeof *w / PAGE_BYTES;
-            if (!(leaf->pages_counted[word_page / 64] >> (word_page % 64) & 1)) {
-                leaf->pages_counted[word_page / 64] |= (uint64_t)1 << (word_page % 64);
+            if (!bit(leaf->word_page_counted, word_page)) {
+                bit_set(leaf->word_page_counted, word_page, true);
                 m->bytes += PAGE_BYTES;
             }
+            leaf->words_named[word_page]++;
             named = r;
         }
-        if (named == r)
-            st(w, remove ? 0 : page_word(m, r, s, page));
-        else
+        if (named != r) {
             owns = false;
+            continue;
+        }
+        st(w, remove ? 0 : page_word(m, r, s, page));
+        if (remove && !--leaf->words_named[word_page])
+            word_page_emptied(m, leaf, word_page);
     }
     return owns;
 }

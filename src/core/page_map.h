@@ -22,7 +22,7 @@
 typedef struct hs_pm_leaf hs_pm_leaf;
 typedef struct hs_pm_bucket hs_pm_bucket;
 
-enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 2 };
+enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 2, HS_PM_EMPTY_WORD_PAGES = 8 };
 
 typedef struct hs_page_map {
     atomic_uint seq;                 /* odd while a writer is changing the map */
@@ -37,6 +37,9 @@ typedef struct hs_page_map {
     hs_pm_bucket *free_buckets[HS_PM_BUCKET_CLASSES];
     hs_pm_leaf *empty_leaves[HS_PM_EMPTY_LEAVES]; /* writer: the most recently emptied leaves, a ring */
     uint32_t n_empty;                /* writer: leaves ever put on the ring (the next goes at n_empty % size) */
+    struct { hs_pm_leaf *leaf; uint32_t page; } empty_word_pages[HS_PM_EMPTY_WORD_PAGES]; /* writer: the same for
+                                      * pages of page words (page_map.c), each naming no span */
+    uint32_t n_empty_word_pages;
     char *arena;                     /* writer: where new buckets are cut from */
     size_t arena_left;
     uint32_t arenas;                 /* writer: arenas made so far */

@@ -408,6 +408,40 @@ static void test_emptied_leaves_given_back(void)
     CHECK(hs_span_find(&ix, (1ul << 30) + 0x20010, &s) && s.id == 99);
     CHECK(!hs_span_find(&ix, (1ul << 30) + 0x12340, &s));
 }
+
+/* Page words: an allocator that moves on through address space empties one page of page words
+ * (2 MiB of address) after another, and all but the HS_PM_EMPTY_WORD_PAGES most recent go back;
+ * one that frees and allocates again in the same place keeps its page. */
+static void test_word_pages_given_back(void)
+{
+    enum { WORDS_BYTES = 2 << 20, SPAN_COUNT = 16384 }; /* a leaf's page words; 64 MiB of spans 4 KiB apart */
+    hs_span_index_init(&ix);
+    uintptr_t gib = 5ul << 30;
+    for (uintptr_t i = 0; i < SPAN_COUNT; i++) {
+        insert(gib + i * 4096, 256, i + 1);
+        hs_span_lock(&ix);
+        CHECK(hs_span_remove_locked(&ix, gib + i * 4096, i + 1, NULL));
+        hs_span_unlock(&ix);
+    }
+    insert(gib + (1ul << 29), 64, 1); /* keeps the leaf in use: only page words go back */
+    size_t resident = resident_pages(ix.leaf_mem[5], WORDS_BYTES);
+    printf("page words: %zu pages resident after 32 emptied\n", resident);
+    CHECK(resident <= HS_PM_EMPTY_WORD_PAGES + 1); /* + the page of the span kept */
+    hs_span s;
+    insert(gib + 4096, 64, 77); /* a given-back page works as before */
+    CHECK(hs_span_find(&ix, gib + 4100, &s) && s.id == 77);
+    uint8_t tag;
+    CHECK(hs_pm_brief_find(&ix, gib + 4100, 8, &tag) == HS_PM_INSIDE);
+    uintptr_t again = 6ul << 30;
+    insert(again + (1ul << 29), 64, 2);
+    for (int round = 0; round < 100; round++) {
+        insert(again, 128, 1000 + (uint64_t)round);
+        hs_span_lock(&ix);
+        CHECK(hs_span_remove_locked(&ix, again, 1000 + (uint64_t)round, NULL));
+        hs_span_unlock(&ix);
+    }
+    CHECK_EQ(resident_pages(ix.leaf_mem[6], 4096), 1);
+}
 #endif
 
 int main(void)
@@ -420,6 +454,7 @@ int main(void)
 #ifdef TEST_PAGE_MAP
     test_page_map_edges();
     test_emptied_leaves_given_back();
+    test_word_pages_given_back();
 #endif
     return UNIT_DONE();
 }
