@@ -560,12 +560,13 @@ static hs_pm_brief brief_probe(const hs_page_map *m, uintptr_t addr, size_t exte
         *tag = (uint8_t)(t >> COVER_TAG_SHIFT);
         return addr + extent <= ((addr >> LEAF_SHIFT) + 1) << LEAF_SHIFT ? HS_PM_INSIDE : HS_PM_UNSURE;
     }
-    uint64_t pw = ld(leaf_page((hs_pm_leaf *)t, addr));
+    /* both loaded before either is tested: where the page word does not answer, its miss and
+     * the slot's overlap */
+    uint64_t pw = ld(leaf_page((hs_pm_leaf *)t, addr)), e = ld(leaf_slot((hs_pm_leaf *)t, addr));
     if (page_words_hold((hs_pm_leaf *)t, pw, addr, extent)) {
         *tag = (uint8_t)(pw >> 56);
         return HS_PM_INSIDE;
     }
-    uint64_t e = ld(leaf_slot((hs_pm_leaf *)t, addr));
     if (!e)
         return HS_PM_ABSENT;
     if (e & 1) {
