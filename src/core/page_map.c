@@ -757,6 +757,10 @@ static hs_pm_leaf *leaf_for_write(hs_page_map *m, size_t top_index)
         leaf = map_bytes(m, sizeof *leaf);
         if (!leaf)
             return NULL;
+        /* small pages: with transparent huge pages "always", a leaf placed so that an aligned
+         * 2 MiB of it lies in its page words would get a huge page there, resident whole at the
+         * first word written and not given back a page at a time */
+        madvise(leaf, sizeof *leaf, MADV_NOHUGEPAGE);
         m->bytes += sizeof *leaf - sizeof leaf->page; /* page words are counted as their pages are touched */
         m->leaf_mem[top_index] = leaf;
     }
