@@ -108,7 +108,8 @@ typedef struct hs_call {
     uint32_t grid[3], block[3];
     size_t shmem;
     void **kernel_params;
-    void *host_box;           /* host functions: hs_order_host_fn_box(), passed to the runtime instead */
+    void *host_data;          /* host functions and stream callbacks (kernel: the function): its data */
+    bool host_callback;       /* a stream callback (stream, status, data), not a host function (data) */
     const void *arg_buffer;   /* HIP_LAUNCH_PARAM_BUFFER_POINTER / CU_LAUNCH_PARAM_BUFFER_POINTER */
     size_t arg_buffer_size;
     /* modules */
@@ -253,6 +254,7 @@ typedef struct hs_call_state {
     void *log_record;         /* the pending copy/memset record, patched after the call */
     uint32_t first_finding;
     uint64_t launch_seq;      /* HS_OP_LAUNCH: the stream's operation number hs_model_launch gave it (0: none) */
+    void *host_box;           /* a host function's box (hs_model_launch), passed to the runtime instead */
     /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
     int rescued_result;
     bool fallback_used;

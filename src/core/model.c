@@ -39,6 +39,8 @@ void hs_model_unclaim(const hs_call *c, hs_call_state *st)
         hs_shadow_restore(&st->freed); /* st->released stays set: the log records what was attempted */
     if (st->launch_seq)
         hs_ledger_withdraw(st->stream, st->launch_seq); /* the runtime refused the launch */
+    hs_order_host_fn_box_discard(st->host_box); /* never handed over, or refused: it will not run */
+    st->host_box = NULL;
 }
 
 /* ---- after success ---- */
@@ -182,8 +184,12 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
     if (!l.seq)
         return; /* captured into a graph: it runs when the graph does */
-    if (c->kernel_ref == HS_KREF_HOST_FN)
-        hs_order_host_fn_enqueued(c->host_box, l.seq); /* once it ran, it and all before it are done */
+    if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;
+                                                           * no function: the runtime refuses it, unboxed */
+        st->host_box = c->host_callback ? hs_order_stream_callback_box(c->stream, (hs_stream_callback)c->kernel, c->host_data)
+                                        : hs_order_host_fn_box(c->stream, (hs_host_fn)c->kernel, c->host_data);
+        hs_order_host_fn_enqueued(st->host_box, l.seq);
+    }
     for (int i = 0; i < 3; i++) {
         l.grid[i] = c->grid[i];
         l.block[i] = c->block[i];

@@ -47,15 +47,23 @@ void hs_order_event_record(hs_gpu_event *e, hs_stream *s);
 void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e);
 void hs_order_event_complete(hs_gpu_event *e);
 
-/* Host functions run in stream order (hipLaunchHostFunc, cudaLaunchHostFunc, cuLaunchHostFunc):
+/* Host functions run in stream order (hipLaunchHostFunc, cudaLaunchHostFunc, cuLaunchHostFunc),
+ * and so do stream callbacks (hipStreamAddCallback, cudaStreamAddCallback, cuStreamAddCallback):
  * when one runs, the work before it on its stream is complete.  A box carries the program's
  * function and data to hipshadow's trampoline, which says so, then calls them.  The box is NULL
  * when memory runs out: then the program's own function is passed on unchanged. */
 typedef void (*hs_host_fn)(void *);
+/* A stream callback: (stream, status, data).  Each runtime's stream is a pointer and its status
+ * an enum, so one trampoline serves hipStreamCallback_t, cudaStreamCallback_t and CUstreamCallback. */
+typedef void (*hs_stream_callback)(void *, int, void *);
 void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data);
-/* The host function's box got operation number seq on its stream (before it is forwarded). */
+void *hs_order_stream_callback_box(uintptr_t stream, hs_stream_callback cb, void *data);
+/* The box got operation number seq on its stream (before it is forwarded). */
 void hs_order_host_fn_enqueued(void *box, uint64_t seq);
 void hs_order_host_fn_trampoline(void *box);
+/* A box the runtime refused (or never got): it will not run.  NULL: nothing. */
+void hs_order_host_fn_box_discard(void *box);
+void hs_order_stream_callback_trampoline(void *stream, int status, void *box);
 
 /* Capture: streams being captured, and how many (for checks of legacy-stream syncs). */
 void hs_order_capture(hs_stream *s, bool on, int mode);

@@ -32,6 +32,8 @@
         if (HS_UNLIKELY(!real_##name))                                                               \
             return missing;                                                                          \
         const hs_call quick_ = {.api = api_id, __VA_ARGS__};                                         \
+        void *host_box_ = NULL; /* a host function's box, once hs_before made it (HOST_FN_ARGS) */  \
+        (void)host_box_;                                                                             \
         if (!hs_enter()) {                                                                           \
             const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                    \
             (void)call;                                                                              \
@@ -60,6 +62,7 @@
         int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */ \
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \
+        host_box_ = st.host_box;                                                                     \
         errno = errno_;                                                                              \
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
         errno_ = errno;                                                                              \
@@ -79,10 +82,14 @@
 /* A device allocation's size as forwarded: with the redzone (redzones=N) at the outermost call. */
 #define REDZONE(size) hs_redzone_padded(&call, size)
 
-/* A host function's arguments as forwarded: hipshadow's trampoline and box when the box was
- * made (call.host_box), else the program's own function and data. */
+/* A host function's arguments as forwarded: hipshadow's trampoline and box when hs_before made
+ * the box (the launch is modelled: host_box_), else the program's own function and data.  The
+ * box is made there, not in the call's description, which the wrapper builds more than once. */
 #define HOST_FN_ARGS(fn_type, fn, data) \
-    call.host_box ? (fn_type)hs_order_host_fn_trampoline : (fn), call.host_box ? call.host_box : (data)
+    host_box_ ? (fn_type)hs_order_host_fn_trampoline : (fn), host_box_ ? host_box_ : (data)
+/* The same for a stream callback (stream, status, data). */
+#define STREAM_CALLBACK_ARGS(cb_type, cb, data) \
+    host_box_ ? (cb_type)hs_order_stream_callback_trampoline : (cb), host_box_ ? host_box_ : (data)
 
 /* dlsym(RTLD_NEXT, name), or, when the runtime was dlopen'ed with RTLD_LOCAL (as Python
  * extensions do) and RTLD_NEXT cannot see it, the already-loaded library found by one of its

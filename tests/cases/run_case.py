@@ -509,6 +509,14 @@ CASES = {
         field_sets={"free-while-pending": [{"api": "hipFreeAsync", "alloc.size": 65536},
                                            {"api": "hipHostFree", "alloc.size": 65536}]},
         stderr_has=["is freed while a pending hipMemcpyAsync (D2H, 65536 bytes)"], exit=0),
+    "stream_callback_retires": dict(
+        program="stream_callback", args=["retires"], kinds={"runtime-error": 2},
+        field_sets={"runtime-error": [{"api": "hipStreamAddCallback"}, {"api": "hipLaunchHostFunc"}]},
+        stdout_has=["callback: 1 call, own stream yes, status 0", "no callback: refused", "no host function: refused"],
+        exit=0),
+    "host_fn_churn_flat": dict(
+        program="stream_callback", args=["churn", "300000"], kinds={},
+        stdout_has=["churn: 300000 host functions and 300000 callbacks ran"], exit=0),
     "capture_violation": dict(
         program="capture_violation",
         kinds={"capture-violation": 2, "runtime-error": 2},

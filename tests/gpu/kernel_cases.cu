@@ -7,6 +7,9 @@
 //   overflow-at-exit  overflow, and exit with no synchronisation (redzones checked at exit)
 //   overflow-async    overflow on a cudaMallocAsync allocation, on its stream
 //   host-fn     a launch, then a host function on its stream, then another stream's launch faults
+//   callback    the same with a stream callback (cudaStreamAddCallback)
+//   callback-free  an async D2H into pinned memory, a callback, then the buffer freed once the
+//               callback ran, with no synchronisation: nothing races
 //   clean       a two-stream pipeline of kernels, events and copies
 #include <cstdio>
 #include <cstdlib>
@@ -90,7 +93,13 @@ static int overflow_async()
 
 static void CUDART_CB note(void *flag) { __atomic_store_n((int *)flag, 1, __ATOMIC_RELEASE); }
 
-static int host_fn()
+static void CUDART_CB noted(cudaStream_t, cudaError_t status, void *flag)
+{
+    __atomic_store_n((int *)flag, status == cudaSuccess ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+// A host function (or, with_callback, a stream callback) after a launch retires it.
+static int host_fn(bool with_callback)
 {
     int *a, *b, host[1024];
     static int ran;
@@ -100,11 +109,32 @@ static int host_fn()
     MUST(cudaMalloc(&a, sizeof host));
     MUST(cudaMalloc(&b, sizeof host));
     poke<<<1, 1, 0, s1>>>(a, 0, 1);
-    MUST(cudaLaunchHostFunc(s1, note, &ran));
+    if (with_callback)
+        MUST(cudaStreamAddCallback(s1, noted, &ran, 0));
+    else
+        MUST(cudaLaunchHostFunc(s1, note, &ran));
     while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
-        ; // the host function ran: the launch before it is done
+        ; // it ran: the launch before it is done
     poke<<<1, 1, 0, s2>>>(b, FAR, 2);
     TRY(cudaMemcpy(host, a, sizeof host, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int callback_free()
+{
+    float *dev, *pinned;
+    static int ran;
+    cudaStream_t s;
+    MUST(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    MUST(cudaMalloc(&dev, 1 << 16));
+    MUST(cudaMallocHost(&pinned, 1 << 16));
+    MUST(cudaMemcpyAsync(pinned, dev, 1 << 16, cudaMemcpyDeviceToHost, s));
+    MUST(cudaStreamAddCallback(s, noted, &ran, 0));
+    while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
+        ; // the callback ran: the copy before it is done
+    MUST(cudaFreeHost(pinned));
+    MUST(cudaFree(dev));
+    printf("callback-free: status %s\n", ran == 1 ? "success" : "error");
     return 0;
 }
 
@@ -168,7 +198,11 @@ int main(int argc, char **argv)
     if (!strcmp(what, "overflow-async"))
         return overflow_async();
     if (!strcmp(what, "host-fn"))
-        return host_fn();
+        return host_fn(false);
+    if (!strcmp(what, "callback"))
+        return host_fn(true);
+    if (!strcmp(what, "callback-free"))
+        return callback_free();
     if (!strcmp(what, "clean"))
         return clean();
     fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean\n");

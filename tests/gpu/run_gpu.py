@@ -338,6 +338,10 @@ def kernels_ledger():
                 print("\n".join(l for l in proc.stderr.splitlines() if "overwritten" in l or "checked" in l))
             expect(f"{way}/host-fn retires the launch before it", [exe, "host-fn"], {"device-fault": 1},
                    fields={"device-fault": {"kernels.#": 1}})
+            expect(f"{way}/callback retires the launch before it", [exe, "callback"], {"device-fault": 1},
+                   fields={"device-fault": {"kernels.#": 1}})
+            expect(f"{way}/callback-free: the callback retires the copy", [exe, "callback-free"], {},
+                   out_has="callback-free: status success")
             expect(f"{way}/clean redzones=64", [exe, "clean"], {}, options=["redzones=64"], out_has="round-trips")
     py = shutil.which("python3")
     expect("pytorch-gpt2 with the ledger", [py, os.path.join(here, "torch_gpt2.py"), "32", "4"], {},

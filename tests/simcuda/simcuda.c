@@ -98,7 +98,7 @@ typedef struct sim_function {
     size_t *sizes;          /* NULL: kernelParams are not copied */
 } sim_function;
 
-typedef enum { OP_COPY, OP_MEMSET, OP_FREE, OP_EVENT, OP_KERNEL, OP_HOSTFN } op_type;
+typedef enum { OP_COPY, OP_MEMSET, OP_FREE, OP_EVENT, OP_KERNEL, OP_HOSTFN, OP_CALLBACK } op_type;
 typedef struct sim_op {
     op_type type;
     uintptr_t dst, src;
@@ -108,6 +108,8 @@ typedef struct sim_op {
     sim_function *kernel;
     void **params;
     CUhostFn hostfn;
+    CUstreamCallback callback;
+    CUstream stream; /* OP_CALLBACK: the handle the program gave */
     void *arg, *owned;
     struct sim_op *next;
 } sim_op;
@@ -355,6 +357,9 @@ static CUresult execute(const sim_op *op)
         break;
     case OP_HOSTFN:
         op->hostfn(op->arg);
+        break;
+    case OP_CALLBACK: /* called with the stream's status: CUDA_SUCCESS, or the error its work met */
+        op->callback(op->stream, status(), op->arg);
         break;
     }
     return status();
@@ -1287,6 +1292,28 @@ static CUresult host_func(CUstream s, CUhostFn fn, void *arg, int ptds)
     return e;
 }
 
+/* A stream callback: as a host function, with the stream and its status; flags must be 0. */
+static CUresult stream_callback(CUstream s, CUstreamCallback cb, void *arg, unsigned flags, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (!cb || flags) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op = {.type = OP_CALLBACK, .callback = cb, .stream = s, .arg = arg};
+    LOCK();
+    CUresult e = submit(&op, s, ptds, 1);
+    UNLOCK();
+    return e;
+}
+
+SIM_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *arg, unsigned flags)
+{
+    TRACE();
+    return stream_callback(s, cb, arg, flags, 0);
+}
+SIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *arg, unsigned flags)
+{
+    TRACE();
+    return stream_callback(s, cb, arg, flags, 1);
+}
 SIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 0); }
 SIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 1); }
 
@@ -1495,6 +1522,7 @@ SIM_EXPORT CUresult cuGetErrorString(CUresult code, const char **s) { TRACE(); r
     X("cuEventDestroy", 2000, 0, cuEventDestroy) X("cuEventDestroy", 4000, 0, cuEventDestroy_v2)       \
     X("cuLaunchKernel", 4000, 0, cuLaunchKernel) X("cuLaunchKernel", 7000, 1, cuLaunchKernel_ptsz)     \
     X("cuLaunchHostFunc", 10000, 0, cuLaunchHostFunc) X("cuLaunchHostFunc", 10000, 1, cuLaunchHostFunc_ptsz) \
+    X("cuStreamAddCallback", 5000, 0, cuStreamAddCallback) X("cuStreamAddCallback", 7000, 1, cuStreamAddCallback_ptsz) \
     X("cuMemAddressReserve", 10020, 0, cuMemAddressReserve) X("cuMemAddressFree", 10020, 0, cuMemAddressFree) \
     X("cuMemCreate", 10020, 0, cuMemCreate) X("cuMemRelease", 10020, 0, cuMemRelease)                  \
     X("cuMemMap", 10020, 0, cuMemMap) X("cuMemUnmap", 10020, 0, cuMemUnmap)                            \

@@ -1448,6 +1448,25 @@ SIM_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void
     return ret(e);
 }
 
+/* A stream callback: as a host function, but called exactly once, with the stream's status
+ * (hipSuccess or the error its work met); flags must be 0 (HIP's documentation). */
+SIM_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData,
+                                           unsigned int flags)
+{
+    TRACE();
+    INIT();
+    if (!callback || flags)
+        return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(stream);
+    hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
+    pthread_mutex_unlock(&sim.lock);
+    if (e == hipErrorContextIsDestroyed)
+        return ret(e);
+    callback(stream, e, userData);
+    return ret(hipSuccess);
+}
+
 /* Called by a test kernel (with sim.lock held: kernels run inside hipModuleLaunchKernel). */
 SIM_EXPORT int simhip_device_access(const void *p, size_t n, int write)
 {

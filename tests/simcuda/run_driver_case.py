@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""pinned_readback under hipshadow --cuda: the driver-layer reads of pinned memory give no finding;
-the D2H into device memory gives its direction-mismatch error, from the driver layer.
-Usage: run_pinned.py LAUNCHER PROGRAM SIMCUDA_DIR"""
+"""A driver-layer program under hipshadow --cuda on the simulated libcuda: it must exit 0, print
+STDOUT_HAS, and give exactly the findings listed (each KIND/SEVERITY/API, in order; none listed:
+no finding).
+Usage: run_driver_case.py LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API ...]"""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-launcher, program, simcuda_dir = sys.argv[1:4]
+launcher, program, simcuda_dir, stdout_has = sys.argv[1:5]
+want = [tuple(w.split("/")) for w in sys.argv[5:]]
 with tempfile.TemporaryDirectory() as tmp:
     findings = os.path.join(tmp, "findings.json")
     env = dict(os.environ, LD_LIBRARY_PATH=simcuda_dir)
@@ -17,8 +19,7 @@ with tempfile.TemporaryDirectory() as tmp:
                           env=env, timeout=120)
     records = [json.loads(l) for l in open(findings)] if os.path.exists(findings) else []
 got = [(r["kind"], r["severity"], r["api"]) for r in records]
-want = [("direction-mismatch", "error", "cuMemcpyDtoH_v2")]
-ok = proc.returncode == 0 and "pinned read back" in proc.stdout and got == want
+ok = proc.returncode == 0 and stdout_has in proc.stdout and got == want
 print(f"{'PASS' if ok else 'FAIL'}: findings {got} (want {want}), exit {proc.returncode}")
 if not ok:
     print(proc.stdout + proc.stderr[-4000:])
