@@ -517,6 +517,9 @@ CASES = {
     "host_fn_churn_flat": dict(
         program="stream_callback", args=["churn", "300000"], kinds={},
         stdout_has=["churn: 300000 host functions and 300000 callbacks ran"], exit=0),
+    "null_arguments_as_plain": dict(
+        program="null_arguments", stdout_as_plain=True, stdout_has=["null arguments: done"],
+        kinds={"null-pointer": 6, "runtime-error": 26}, exit=0),
     "capture_violation": dict(
         program="capture_violation",
         kinds={"capture-violation": 2, "runtime-error": 2},
@@ -696,6 +699,10 @@ def main():
         for text in case.get("stdout_has", []):
             if text not in proc.stdout:
                 failures.append(f"stdout lacks {text!r}")
+        if case.get("stdout_as_plain"):  # every answer the program got is the runtime's own
+            plain = subprocess.run(cmd[cmd.index("--") + 1:], env=env, capture_output=True, text=True, timeout=600)
+            if plain.stdout != proc.stdout:
+                failures.append(f"stdout differs from the program's without the preload:\n{plain.stdout}")
         for text in case.get("stdout_lacks", []):
             if text in proc.stdout:
                 failures.append(f"stdout has {text!r}")
