@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """A driver-layer program under hipshadow --cuda on the simulated libcuda: it must exit 0, print
 STDOUT_HAS, and give exactly the findings listed (each KIND/SEVERITY/API, in order; none listed:
-no finding).
-Usage: run_driver_case.py LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API ...]"""
+no finding); with --as-plain, its whole output must instead be what it prints without hipshadow
+(each call answered as the runtime answers it), whatever hipshadow reports.
+Usage: run_driver_case.py [--as-plain] LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API ...]"""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-launcher, program, simcuda_dir, stdout_has = sys.argv[1:5]
-want = [tuple(w.split("/")) for w in sys.argv[5:]]
+as_plain = sys.argv[1] == "--as-plain"
+argv = sys.argv[2:] if as_plain else sys.argv[1:]
+launcher, program, simcuda_dir, stdout_has = argv[:4]
+want = [tuple(w.split("/")) for w in argv[4:]]
 with tempfile.TemporaryDirectory() as tmp:
     findings = os.path.join(tmp, "findings.json")
     env = dict(os.environ, LD_LIBRARY_PATH=simcuda_dir)
@@ -19,6 +22,11 @@ with tempfile.TemporaryDirectory() as tmp:
                           env=env, timeout=120)
     records = [json.loads(l) for l in open(findings)] if os.path.exists(findings) else []
 got = [(r["kind"], r["severity"], r["api"]) for r in records]
+if as_plain:
+    plain = subprocess.run([program], capture_output=True, text=True, env=env, timeout=120)
+    same = plain.stdout == proc.stdout
+    print(f"output {'the same as' if same else 'differs from'} the run without hipshadow")
+    got = want if same else [("output differs", "", "")]
 ok = proc.returncode == 0 and stdout_has in proc.stdout and got == want
 print(f"{'PASS' if ok else 'FAIL'}: findings {got} (want {want}), exit {proc.returncode}")
 if not ok:
