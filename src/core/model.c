@@ -186,9 +186,9 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         return; /* captured into a graph: it runs when the graph does */
     if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;
                                                            * no function: the runtime refuses it, unboxed */
-        st->host_box = c->host_callback ? hs_order_stream_callback_box(c->stream, (hs_stream_callback)c->kernel, c->host_data)
-                                        : hs_order_host_fn_box(c->stream, (hs_host_fn)c->kernel, c->host_data);
-        hs_order_host_fn_enqueued(st->host_box, l.seq);
+        hs_host_fn fn = c->host_callback ? NULL : (hs_host_fn)c->kernel;
+        hs_stream_callback cb = c->host_callback ? (hs_stream_callback)c->kernel : NULL;
+        st->host_box = hs_order_host_fn_box(c->stream, l.seq, fn, cb, c->host_data);
     }
     for (int i = 0; i < 3; i++) {
         l.grid[i] = c->grid[i];

@@ -358,37 +358,19 @@ unsigned hs_order_capturing_streams(void) { return atomic_load_explicit(&capturi
 /* ---- host functions ---- */
 
 typedef struct host_fn_box {
-    hs_host_fn fn;        /* a host function's, or */
+    hs_host_fn fn;         /* a host function's, or */
     hs_stream_callback cb; /* a stream callback's */
     void *data;
     uintptr_t stream;
-    uint64_t upto;        /* the stream's last operation before the host function */
-    uint64_t self;        /* the host function's own operation number (0: not known) */
+    uint64_t self;         /* its operation number on the stream: all before it are done when it runs */
 } host_fn_box;
 
-static void *make_box(uintptr_t stream, hs_host_fn fn, hs_stream_callback cb, void *data)
+void *hs_order_host_fn_box(uintptr_t stream, uint64_t seq, hs_host_fn fn, hs_stream_callback cb, void *data)
 {
     host_fn_box *b = malloc(sizeof *b);
-    if (!b)
-        return NULL;
-    hs_stream *s = hs_stream_get(stream);
-    *b = (host_fn_box){fn, cb, data, stream, s ? __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) : 0, 0};
+    if (b)
+        *b = (host_fn_box){fn, cb, data, stream, seq};
     return b;
-}
-
-void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data) { return make_box(stream, fn, NULL, data); }
-void *hs_order_stream_callback_box(uintptr_t stream, hs_stream_callback cb, void *data)
-{
-    return make_box(stream, NULL, cb, data);
-}
-
-void hs_order_host_fn_enqueued(void *box, uint64_t seq)
-{
-    host_fn_box *b = box;
-    if (b && seq) {
-        b->upto = seq - 1; /* everything enqueued before it, by any thread */
-        b->self = seq;
-    }
 }
 
 /* The work before the box's function is done when it runs; so is the function, once it returns. */
@@ -396,14 +378,14 @@ static void run_box(void *box, void *stream_arg, int status)
 {
     host_fn_box b = *(host_fn_box *)box;
     free(box);
-    hs_stream *s = b.upto || b.self ? hs_stream_get(b.stream) : NULL;
-    if (s && b.upto)
-        hs_order_complete(s, b.upto);
+    hs_stream *s = hs_stream_get(b.stream);
+    if (s)
+        hs_order_complete(s, b.self - 1); /* everything enqueued before it, by any thread */
     if (b.cb)
         b.cb(stream_arg, status, b.data);
     else
         b.fn(b.data);
-    if (s && b.self)
+    if (s)
         hs_order_complete(s, b.self); /* it ran: it is done too */
 }
 

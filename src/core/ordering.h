@@ -56,10 +56,9 @@ typedef void (*hs_host_fn)(void *);
 /* A stream callback: (stream, status, data).  Each runtime's stream is a pointer and its status
  * an enum, so one trampoline serves hipStreamCallback_t, cudaStreamCallback_t and CUstreamCallback. */
 typedef void (*hs_stream_callback)(void *, int, void *);
-void *hs_order_host_fn_box(uintptr_t stream, hs_host_fn fn, void *data);
-void *hs_order_stream_callback_box(uintptr_t stream, hs_stream_callback cb, void *data);
-/* The box got operation number seq on its stream (before it is forwarded). */
-void hs_order_host_fn_enqueued(void *box, uint64_t seq);
+/* The box of a host function (fn) or stream callback (cb) that took operation number seq on its
+ * stream, made before it is forwarded. */
+void *hs_order_host_fn_box(uintptr_t stream, uint64_t seq, hs_host_fn fn, hs_stream_callback cb, void *data);
 void hs_order_host_fn_trampoline(void *box);
 /* A box the runtime refused (or never got): it will not run.  NULL: nothing. */
 void hs_order_host_fn_box_discard(void *box);

@@ -897,7 +897,7 @@ static bool has_page_words(const hs_span *s) { return s->size && s->size <= PAGE
 
 static uint64_t page_word(const hs_page_map *m, uint32_t r, const hs_span *s, uintptr_t page)
 {
-    uintptr_t page_end = page + ((uintptr_t)1 << PAGE_SHIFT), end = span_end(s);
+    uintptr_t page_end = page + PAGE_BYTES, end = span_end(s);
     uintptr_t lo = s->base > page ? s->base : page, hi = end < page_end ? end : page_end;
     return (uint64_t)tag_of(m, s) << 56 | (uint64_t)(hi - lo - 1) << 44 | (uint64_t)(lo - page) << 32 | r;
 }
