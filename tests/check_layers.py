@@ -18,7 +18,11 @@ The path, top to bottom (a module is a .c file and its .h, named by their stem):
   services      the shadow map, streams, order, host memory, regions, stacks, log, options, util...
 
 A module may include modules of lower rank only (services may include each other, as long as
-no two include each other, directly or not).  Usage: check_layers.py SRC_DIR"""
+no two include each other, directly or not).
+
+And the core reaches the runtime only through own_calls.c, which keeps hipshadow's own calls
+invisible to the program: no other core file calls the front-end's functions that call the
+runtime.  Usage: check_layers.py SRC_DIR"""
 import os
 import re
 import sys
@@ -48,6 +52,11 @@ def rank_of(module):
     raise AssertionError
 
 
+# The front-end's functions that call the runtime, as the core would call them directly.
+RUNTIME_CALLS = re.compile(r"layer->(current_device|kernel_name|kernel_params|stream_sync|fill|read)\s*\(|"
+                           r"hs_frontend_active\.(query_pointer\s*\(|kernels\s*->|kernels\s*;)")
+
+
 def module_of(path):
     return os.path.splitext(os.path.basename(path))[0]
 
@@ -72,6 +81,12 @@ def main(src):
                 if rank_of(there) < rank_of(here):
                     problems.append(f"{sub}/{name}:{n}: {here} ({RANKS[rank_of(here)][0]}) includes {m.group(1)}, "
                                     f"which is above it ({RANKS[rank_of(there)][0]})")
+    core = os.path.join(src, "core")
+    for name in sorted(os.listdir(core)):
+        if name.endswith((".c", ".h")) and name not in ("own_calls.c", "own_calls.h"):
+            for n, line in enumerate(open(os.path.join(core, name)), 1):
+                if RUNTIME_CALLS.search(line):
+                    problems.append(f"core/{name}:{n}: calls the runtime outside own_calls.c: {line.strip()}")
     # No cycles among modules (this is what catches services including each other).
     state = {}
 

@@ -15,6 +15,7 @@
 #include "shadow.h"
 #include "model.h"
 #include "ops.h"
+#include "own_calls.h"
 #include "policy.h"
 #include "record.h"
 #include "report.h"
@@ -45,6 +46,7 @@ bool hs_enter(void)
 
 void hs_leave(void)
 {
+    hs_own_end(); /* what hipshadow's own calls changed, put back before the program sees it */
     in_wrapper = 0;
     if (HS_UNLIKELY(hs_redzones_on()))
         hs_redzone_leave();
@@ -94,7 +96,7 @@ static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_b
 {
     hs_redzone_damage damage[HS_REDZONE_MAX_DAMAGE];
     const hs_layer *layer = hs_layer_of(c->api);
-    int n = hs_redzones_verify(layer->read, layer->current_device ? layer->current_device() : -1, only_base, damage,
+    int n = hs_redzones_verify(layer, hs_own_current_device(layer), only_base, damage,
                                HS_REDZONE_MAX_DAMAGE);
     for (int i = 0; i < n; i++) {
         hs_finding fi = hs_check_redzone(&damage[i]);
@@ -147,7 +149,7 @@ static void serialize_launch(const hs_call *c, hs_call_state *st)
     hs_suspects one = {.serialized = true};
     if (!layer->stream_sync || !hs_ledger_last(st->stream, &one.launch[0]))
         return;
-    int r = layer->stream_sync(c->stream);
+    int r = hs_own_stream_sync(layer, c->stream);
     if (r == 0) {
         hs_order_complete(st->stream, one.launch[0].seq);
         return;

@@ -7,6 +7,7 @@
 #include "frontend.h"
 #include "init.h"
 #include "kernel_info.h"
+#include "own_calls.h"
 #include "regions.h"
 #include "util.h"
 #include "vmm.h"
@@ -94,7 +95,7 @@ static void ask_runtime(hs_side *s)
         not_runtime.serial == hs_host_snapshot_serial())
         return;
     hs_span span = {0};
-    if (!hs_frontend_active.query_pointer(s->ptr, &span)) {
+    if (!hs_own_query_pointer(s->ptr, &span)) {
         uintptr_t lo, hi;
         uint64_t serial;
         if (hs_host_private_mapping(s->ptr, &lo, &hi, &serial))
@@ -106,7 +107,7 @@ static void ask_runtime(hs_side *s)
     hs_span next;
     for (int i = 0; i < 4096 && span.kind == HS_MEM_MAPPED && span.base + span.size < s->ptr + s->extent; i++) {
         uintptr_t at = span.base + span.size;
-        if (!hs_frontend_active.query_pointer(at, &next) || next.base != at || next.kind != HS_MEM_MAPPED)
+        if (!hs_own_query_pointer(at, &next) || next.base != at || next.kind != HS_MEM_MAPPED)
             break;
         span.size += next.size;
     }

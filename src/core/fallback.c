@@ -1,6 +1,7 @@
 #include "fallback.h"
 #include "frontend.h"
 #include "gpu_kernels.h"
+#include "own_calls.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +47,7 @@ bool hs_fallback_applies(const hs_call *c, const hs_call_state *st)
 /* Under fb.lock: a staging buffer of at least `want` bytes (up to the bound). */
 static int reserve(size_t want)
 {
-    const hs_kernel_ops *k = hs_frontend_active.kernels;
+    const hs_kernel_ops *k = hs_own_kernels();
     if (want > fb.staging_max)
         want = fb.staging_max;
     if (fb.buf && fb.size >= want)
@@ -64,7 +65,7 @@ static int reserve(size_t want)
 
 int hs_fallback_stage(const hs_call *c, hs_call_state *st)
 {
-    const hs_kernel_ops *k = hs_frontend_active.kernels;
+    const hs_kernel_ops *k = hs_own_kernels();
     uintptr_t stream = c->has_stream ? c->stream : 0;
     pthread_mutex_lock(&fb.lock);
     int rc = reserve(c->bytes);

@@ -8,6 +8,7 @@
 #include "span_index.h"
 
 struct hs_kernel_ops; /* gpu_kernels.h */
+struct hs_visible;    /* own_calls.h */
 
 /* One exported wrapper, for lookups: a program that asks for `name` (or is handed `*real` or
  * `*alias` by the runtime's own get-proc-address) gets `wrapper` instead. */
@@ -25,6 +26,9 @@ typedef struct hs_kernel_param {
     bool pointer;
 } hs_kernel_param;
 
+/* A layer's functions that call the runtime (current_device, kernel_name, kernel_params,
+ * stream_sync, fill, read) and the front-end's query_pointer and kernels are reached through
+ * own_calls.h only, which keeps what the program observes as it was. */
 typedef struct hs_layer {
     const char *name;                    /* "HIP runtime", "CUDA runtime", "CUDA driver" */
     uint16_t first_api, n_apis;          /* its part of hs_call.api */
@@ -78,6 +82,14 @@ typedef struct hs_frontend {
      * initialised.  true: settled (registered, or never possible); false: try after a later call.
      * NULL: the platform announces no faults. */
     bool (*arm_fault_events)(void);
+    /* What the program can observe of the runtime, which hipshadow's own calls leave as they found
+     * it (own_calls.h): save it; put it back, returning the last error the runtime no longer
+     * holds and hipshadow now owes the program (0: none); and whether the program's call of `api`
+     * that returned `result` replaced the runtime's per-thread last error (false for a layer
+     * that keeps none).  NULL: nothing to keep. */
+    void (*save_visible)(struct hs_visible *v);
+    int (*restore_visible)(const struct hs_visible *v);
+    bool (*replaces_last_error)(unsigned api, int result, int runtime_version);
 } hs_frontend;
 
 extern const hs_frontend hs_frontend_active;

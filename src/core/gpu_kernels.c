@@ -1,5 +1,5 @@
 #include "gpu_kernels.h"
-#include "frontend.h"
+#include "own_calls.h"
 
 #include <pthread.h>
 
@@ -9,7 +9,7 @@ const char *const hs_kernel_names[HS_K_COUNT] = {
     "hs_redzone_verify",
 };
 
-static const hs_kernel_ops *ops(void) { return hs_frontend_active.kernels; }
+static const hs_kernel_ops *ops(void) { return hs_own_kernels(); }
 
 int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols,
                      size_t elem, uintptr_t stream)

@@ -2,6 +2,7 @@
  * kernel under a lock and read without one.  Entries are never freed (kernels live as long as
  * their modules, and a few hundred bytes each is what a process's kernels cost). */
 #include "kernel_info.h"
+#include "own_calls.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -43,9 +44,8 @@ const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
         const hs_layer *layer = hs_layer_of(c->api);
         k->kernel = c->kernel;
         k->ref = c->kernel_ref;
-        k->name = layer->kernel_name ? layer->kernel_name(c->kernel, c->kernel_ref, c->stream) : NULL;
-        k->n_params = layer->kernel_params ? layer->kernel_params(c->kernel, c->kernel_ref, k->params, HS_KERNEL_MAX_PARAMS)
-                                           : -1;
+        k->name = hs_own_kernel_name(layer, c->kernel, c->kernel_ref, c->stream);
+        k->n_params = hs_own_kernel_params(layer, c->kernel, c->kernel_ref, k->params, HS_KERNEL_MAX_PARAMS);
         atomic_store_explicit(&slots[empty], k, memory_order_release);
     }
     pthread_mutex_unlock(&fill_lock);

@@ -6,6 +6,7 @@
 #include "stacks.h"
 #include "kernel_info.h"
 #include "ledger.h"
+#include "own_calls.h"
 #include "redzones.h"
 #include "torch_bridge.h"
 #include "util.h"
@@ -52,13 +53,13 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
         return;
     size_t size = c->out_pitch ? *c->out_pitch * c->alloc_rows : c->alloc_bytes;
     const hs_layer *layer = hs_layer_of(c->api);
-    int device = layer->current_device ? layer->current_device() : -1;
+    int device = hs_own_current_device(layer);
     uint32_t redzone = hs_redzone_of(c, size);
     /* A stream-ordered allocation is filled in its stream's order: the memory may still be in
      * use by that stream's earlier work. */
     if (redzone && hs_gpu_redzone_fill((void *)(base + size), redzone, HS_REDZONE_PATTERN, c->async ? c->stream : 0,
                                        !c->async) != 0 &&
-        (!layer->fill || layer->fill(base + size, HS_REDZONE_PATTERN, redzone) != 0))
+        (!layer->fill || hs_own_fill(layer, base + size, HS_REDZONE_PATTERN, redzone) != 0))
         redzone = 0; /* filled neither by hipshadow's kernel nor by the runtime's memset: not checked */
     if (redzone)
         hs_redzone_allocated_on(device);

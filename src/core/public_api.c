@@ -2,6 +2,7 @@
 #include "hipshadow/hipshadow.h"
 #include "init.h"
 #include "gpu_kernels.h"
+#include "own_calls.h"
 #include "regions.h"
 #include "shadow.h"
 #include "util.h"
@@ -45,7 +46,9 @@ HS_EXPORT int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, co
                                                  size_t rows, size_t cols, size_t elem_size, void *stream)
 {
     hs_ensure_init();
-    return hs_gpu_transpose(dst, dst_pitch, src, src_pitch, rows, cols, elem_size, (uintptr_t)stream);
+    int rc = hs_gpu_transpose(dst, dst_pitch, src, src_pitch, rows, cols, elem_size, (uintptr_t)stream);
+    hs_own_end();
+    return rc;
 }
 
 HS_EXPORT int hipshadow_transpose2d_impl(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size,

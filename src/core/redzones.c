@@ -1,6 +1,7 @@
 /* Redzones (see redzones.h). */
 #include "redzones.h"
 #include "gpu_kernels.h"
+#include "own_calls.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -100,7 +101,7 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
     pthread_mutex_unlock(&rz.lock);
 }
 
-int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), int current_device, uintptr_t only_base,
+int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base,
                        hs_redzone_damage *out, int max)
 {
     /* under rz.lock: */
@@ -128,7 +129,7 @@ int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), int 
     for (int j = 0; j < n; j++) {
         const touched *t = &batch[j];
         if (!on_gpu) {
-            if (!read || read(buf, addr[j], t->redzone) != 0)
+            if (!layer->read || hs_own_read(layer, buf, addr[j], t->redzone) != 0)
                 continue;
             first[j] = UINT32_MAX;
             for (uint32_t b = 0; b < t->redzone; b++)

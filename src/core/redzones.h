@@ -7,6 +7,7 @@
 #define HS_REDZONES_H
 
 #include "call.h"
+#include "frontend.h"
 
 enum { HS_REDZONE_PATTERN = 0xa5, HS_REDZONE_MAX_DAMAGE = 8 };
 
@@ -37,7 +38,7 @@ void hs_redzone_allocated_on(int device);
  * launch of hipshadow's verification kernel when every redzone is on `current_device` (the
  * calling thread's), else by reading each back with the layer's read; fills *out with the
  * damaged ones and returns how many. */
-int hs_redzones_verify(int (*read)(void *host, uintptr_t device, size_t n), int current_device, uintptr_t only_base,
+int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base,
                        hs_redzone_damage *out, int max);
 void hs_redzones_after_fork(void);
 

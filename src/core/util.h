@@ -9,6 +9,7 @@
 
 #define HS_EXPORT __attribute__((visibility("default")))
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HS_TLS __thread __attribute__((tls_model("initial-exec")))
 
 uint64_t hs_now_ns(void);          /* CLOCK_REALTIME, for records that are compared across processes */

@@ -10,6 +10,7 @@
 #include "fast_copy.h"
 #include "lookup.h"
 #include "ordering.h"
+#include "own_calls.h"
 #include "redzones.h"
 #include "util.h"
 
@@ -48,6 +49,7 @@
                 const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                \
                 (void)call;                                                                          \
                 ret_t r = real_##name args;                                                          \
+                hs_own_forwarded(api_id, (int)r);                                                    \
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                               \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                        \
                     int errno_ = errno;                                                              \
@@ -63,15 +65,21 @@
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \
         host_box_ = st.host_box;                                                                     \
+        hs_own_end(); /* the program's call meets the runtime as hipshadow found it */               \
         errno = errno_;                                                                              \
         ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
         errno_ = errno;                                                                              \
+        if (d_ == HS_FORWARD)                                                                        \
+            hs_own_forwarded(api_id, (int)r);                                                        \
+        else if (d_ == HS_BLOCK)                                                                     \
+            hs_own_blocked(api_id, (int)r);                                                          \
         if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                  \
             hs_lookup_redirect(call.lookup_result);                                                  \
         if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                 \
             errno = errno_;                                                                          \
             r = real_##name args; /* the allocation with a redzone failed: again, without one */ \
             errno_ = errno;                                                                          \
+            hs_own_forwarded(api_id, (int)r);                                                        \
         }                                                                                            \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
         hs_leave();                                                                                  \

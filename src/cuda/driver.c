@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include "../core/gpu_kernels.h"
+#include "../core/own_calls.h"
 #include "../core/shadow.h"
 #include "../core/wrapper_shape.h"
 #include "layers.h"
@@ -98,6 +99,8 @@ static CUresult (*real_cuFuncGetName)(const char **, CUfunction);
 static CUresult (*real_cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 static CUresult (*real_cuKernelGetName)(const char **, CUkernel);
 static CUresult (*real_cuKernelGetParamInfo)(CUkernel, size_t, size_t *, size_t *);
+static CUresult (*real_cuCtxGetCurrent)(CUcontext *);
+static CUresult (*real_cuCtxSetCurrent)(CUcontext);
 
 static const char *const driver_sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
 
@@ -119,6 +122,8 @@ static void resolve_everything(void *drv)
     *(void **)&real_cuFuncGetParamInfo = hs_resolve("cuFuncGetParamInfo", driver_sonames, &drv);
     *(void **)&real_cuKernelGetName = hs_resolve("cuKernelGetName", driver_sonames, &drv);
     *(void **)&real_cuKernelGetParamInfo = hs_resolve("cuKernelGetParamInfo", driver_sonames, &drv);
+    *(void **)&real_cuCtxGetCurrent = hs_resolve("cuCtxGetCurrent", driver_sonames, &drv);
+    *(void **)&real_cuCtxSetCurrent = hs_resolve("cuCtxSetCurrent", driver_sonames, &drv);
     /* What the driver's own lookup answers for each (a runtime caches these addresses). */
     if (real_cuGetProcAddress_v2) {
         CUdriverProcAddressQueryResult status;
@@ -281,6 +286,25 @@ bool hs_cuda_query_pointer(uintptr_t p, hs_span *span)
     span->device = ordinal;
     span->kind = mapped ? HS_MEM_MAPPED : 0;
     return true;
+}
+
+/* The driver keeps no last error; what hipshadow's own calls may change is the thread's current
+ * context (its first kernel load makes the runtime's primary context current). */
+void hs_cuda_driver_save(hs_visible *v)
+{
+    CUcontext ctx = NULL;
+    if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 && real_cuCtxGetCurrent &&
+        real_cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) {
+        v->has_context = true;
+        v->context = ctx;
+    }
+}
+
+void hs_cuda_driver_restore(const hs_visible *v)
+{
+    CUcontext now = NULL;
+    if (v->has_context && real_cuCtxSetCurrent && real_cuCtxGetCurrent(&now) == CUDA_SUCCESS && now != v->context)
+        real_cuCtxSetCurrent((CUcontext)v->context);
 }
 
 const hs_layer hs_cuda_driver_layer = {

@@ -24,6 +24,15 @@ extern const hs_layer hs_cuda_driver_layer;  /* driver.c */
  * numbers (700 illegal address, 714-719, ...) (driver.c). */
 bool hs_cuda_is_device_fault(int code);
 
+/* What the program can observe of each layer, saved and put back around hipshadow's own calls
+ * (own_calls.h): the runtime's last error (wrappers.c), the driver's current context (driver.c).
+ * The runtime's restore returns the last error it had to take out of the runtime (0: none). */
+struct hs_visible;
+void hs_cuda_runtime_save(struct hs_visible *v);
+int hs_cuda_runtime_restore(const struct hs_visible *v);
+void hs_cuda_driver_save(struct hs_visible *v);
+void hs_cuda_driver_restore(const struct hs_visible *v);
+
 /* A pointer the shadow map does not know, as the driver describes it (driver.c). */
 bool hs_cuda_query_pointer(uintptr_t p, hs_span *span);
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../core/gpu_kernels.h"
+#include "../core/own_calls.h"
 #include "layers.h"
 
 #define P(x) ((uintptr_t)(x))
@@ -22,6 +23,26 @@ static const hs_layer *const layers[] = {&hs_cuda_runtime_layer, &hs_cuda_driver
 
 static const uintptr_t builtin_streams[] = {0, P(cudaStreamLegacy), P(cudaStreamPerThread)};
 
+static void save_visible(hs_visible *v)
+{
+    hs_cuda_runtime_save(v);
+    hs_cuda_driver_save(v);
+}
+
+static int restore_visible(const hs_visible *v)
+{
+    hs_cuda_driver_restore(v);
+    return hs_cuda_runtime_restore(v);
+}
+
+/* The runtime records a failing call's code as the thread's last error ("not ready" is no
+ * failure); the driver keeps none. */
+static bool replaces_last_error(unsigned api, int result, int runtime_version)
+{
+    (void)runtime_version;
+    return api < HS_CUDA_RUNTIME_END && result != cudaSuccess && result != cudaErrorNotReady;
+}
+
 const hs_frontend hs_frontend_active = {
     .runtime = "CUDA",
     .kernels = &hs_cuda_kernel_ops,
@@ -35,4 +56,7 @@ const hs_frontend hs_frontend_active = {
     .n_builtin_streams = 3,
     .per_thread_stream = P(cudaStreamPerThread),
     .legacy_stream = P(cudaStreamLegacy),
+    .save_visible = save_visible,
+    .restore_visible = restore_visible,
+    .replaces_last_error = replaces_last_error,
 };

@@ -38,6 +38,8 @@ static const char *(*real_cudaGetErrorName)(cudaError_t);
 static cudaError_t (*real_cudaGetDevice)(int *);
 static cudaError_t (*real_cudaFuncGetName)(const char **, const void *);
 static cudaError_t (*real_cudaFuncGetParamInfo)(const void *, size_t, size_t *, size_t *);
+static cudaError_t (*real_cudaGetLastError)(void);
+static cudaError_t (*real_cudaPeekAtLastError)(void);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -52,6 +54,8 @@ static void resolve_all(void)
     *(void **)&real_cudaGetDevice = hs_resolve("cudaGetDevice", sonames, &runtime);
     *(void **)&real_cudaFuncGetName = hs_resolve("cudaFuncGetName", sonames, &runtime);
     *(void **)&real_cudaFuncGetParamInfo = hs_resolve("cudaFuncGetParamInfo", sonames, &runtime);
+    *(void **)&real_cudaGetLastError = hs_resolve("cudaGetLastError", sonames, &runtime);
+    *(void **)&real_cudaPeekAtLastError = hs_resolve("cudaPeekAtLastError", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -62,12 +66,46 @@ static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 #include "api.inc"
 #undef HS_CUDA_FN
 
+/* The last error as the program reads it: the runtime's, or one that hipshadow's own calls had
+ * to take out of the runtime and now owe the program (own_calls.h).  Not checked calls: they
+ * only read state, so they are not in api.inc. */
+HS_EXPORT cudaError_t cudaGetLastError(void)
+{
+    resolve_runtime();
+    return real_cudaGetLastError ? (cudaError_t)hs_own_last_error(real_cudaGetLastError(), true) : cudaErrorSymbolNotFound;
+}
+
+HS_EXPORT cudaError_t cudaPeekAtLastError(void)
+{
+    resolve_runtime();
+    return real_cudaPeekAtLastError ? (cudaError_t)hs_own_last_error(real_cudaPeekAtLastError(), false)
+                                    : cudaErrorSymbolNotFound;
+}
+
 /* For dlsym on the runtime's handle: every wrapper, with its real function. */
 static const hs_lookup_entry lookup[] = {
 #define HS_CUDA_FN(name, params, args, ...) {#name, (void *)name, (void *const *)&real_##name, NULL},
 #include "api.inc"
 #undef HS_CUDA_FN
+    {"cudaGetLastError", (void *)cudaGetLastError, (void *const *)&real_cudaGetLastError, NULL},
+    {"cudaPeekAtLastError", (void *)cudaPeekAtLastError, (void *const *)&real_cudaPeekAtLastError, NULL},
 };
+
+void hs_cuda_runtime_save(hs_visible *v)
+{
+    if (real_cudaPeekAtLastError) {
+        v->has_last_error = true;
+        v->last_error = real_cudaPeekAtLastError();
+    }
+}
+
+int hs_cuda_runtime_restore(const hs_visible *v)
+{
+    if (!v->has_last_error || (int)real_cudaPeekAtLastError() == v->last_error)
+        return 0;
+    real_cudaGetLastError(); /* what hipshadow's calls left; a sticky fault stays, as it would */
+    return v->last_error;
+}
 
 /* ---- what the core asks of this front-end ---- */
 

@@ -91,6 +91,9 @@ static hipError_t (*real_hipGetDevice)(int *);
 static hipError_t (*real_hipRuntimeGetVersion)(int *);
 static const char *(*real_hipKernelNameRef)(const hipFunction_t);
 static const char *(*real_hipKernelNameRefByPtr)(const void *, hipStream_t);
+static hipError_t (*real_hipGetLastError)(void);
+static hipError_t (*real_hipPeekAtLastError)(void);
+static hipError_t (*real_hipSetDevice)(int);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -108,6 +111,9 @@ static void resolve_all(void)
     *(void **)&real_hipRuntimeGetVersion = hs_resolve("hipRuntimeGetVersion", sonames, &runtime);
     *(void **)&real_hipKernelNameRef = hs_resolve("hipKernelNameRef", sonames, &runtime);
     *(void **)&real_hipKernelNameRefByPtr = hs_resolve("hipKernelNameRefByPtr", sonames, &runtime);
+    *(void **)&real_hipGetLastError = hs_resolve("hipGetLastError", sonames, &runtime);
+    *(void **)&real_hipPeekAtLastError = hs_resolve("hipPeekAtLastError", sonames, &runtime);
+    *(void **)&real_hipSetDevice = hs_resolve("hipSetDevice", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -118,11 +124,30 @@ static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 #include "api.inc"
 #undef HS_HIP_FN
 
+/* The last error as the program reads it: the runtime's, or one that hipshadow's own calls had
+ * to take out of the runtime and now owe the program (own_calls.h).  Not checked calls: they
+ * only read state, so they are not in api.inc. */
+HS_EXPORT hipError_t hipGetLastError(void)
+{
+    resolve_runtime();
+    return real_hipGetLastError ? (hipError_t)hs_own_last_error(real_hipGetLastError(), true)
+                                : hipErrorSharedObjectSymbolNotFound;
+}
+
+HS_EXPORT hipError_t hipPeekAtLastError(void)
+{
+    resolve_runtime();
+    return real_hipPeekAtLastError ? (hipError_t)hs_own_last_error(real_hipPeekAtLastError(), false)
+                                   : hipErrorSharedObjectSymbolNotFound;
+}
+
 /* For hipGetProcAddress and dlsym on the runtime's handle: every wrapper, with its real function. */
 static const hs_lookup_entry lookup[] = {
 #define HS_HIP_FN(name, params, args, ...) {#name, (void *)name, (void *const *)&real_##name, NULL},
 #include "api.inc"
 #undef HS_HIP_FN
+    {"hipGetLastError", (void *)hipGetLastError, (void *const *)&real_hipGetLastError, NULL},
+    {"hipPeekAtLastError", (void *)hipPeekAtLastError, (void *const *)&real_hipPeekAtLastError, NULL},
 };
 
 /* ---- what the core asks of this front-end ---- */
@@ -230,6 +255,38 @@ static bool hip_query_pointer(uintptr_t p, hs_span *span)
 
 static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 
+/* What the program can observe: the last error (peeked first: before ROCm 7 every call, a
+ * successful one too, replaces it) and the current device. */
+static void hip_save_visible(hs_visible *v)
+{
+    if (real_hipPeekAtLastError) {
+        v->has_last_error = true;
+        v->last_error = real_hipPeekAtLastError();
+    }
+    v->runtime_version = hs_rocm_version((int (*)(int *))real_hipRuntimeGetVersion);
+    v->has_device = real_hipGetDevice && real_hipSetDevice && real_hipGetDevice(&v->device) == hipSuccess;
+}
+
+static int hip_restore_visible(const hs_visible *v)
+{
+    int device;
+    if (v->has_device && real_hipGetDevice(&device) == hipSuccess && device != v->device)
+        real_hipSetDevice(v->device);
+    if (!v->has_last_error || (int)real_hipPeekAtLastError() == v->last_error)
+        return 0;
+    real_hipGetLastError(); /* what hipshadow's calls left (a GPU in error keeps answering its error) */
+    return v->last_error;
+}
+
+/* ROCm 7 records only failures ("not ready" is none), as CUDA does; before, every call's result
+ * (hip_internal.hpp's HIP_RETURN). */
+static bool hip_replaces_last_error(unsigned api, int result, int runtime_version)
+{
+    if (api >= HS_HIP_API_COUNT)
+        return false; /* ROCr's events are not calls */
+    return runtime_version < 70000000 || hip_is_failure(result);
+}
+
 static const hs_layer runtime_layer = {
     .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
      .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
@@ -268,4 +325,7 @@ const hs_frontend hs_frontend_active = {
     .builtin_streams = hip_builtin_streams,
     .n_builtin_streams = 2,
     .per_thread_stream = P(hipStreamPerThread),
+    .save_visible = hip_save_visible,
+    .restore_visible = hip_restore_visible,
+    .replaces_last_error = hip_replaces_last_error,
 };
