@@ -24,6 +24,7 @@
 #include "util.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,24 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
 
 /* ---- after the call ---- */
 
+/* The runtime refused a call whose checks had already found an error in it: that finding is the
+ * bug, and the refusal is said with it, not counted as a second one. */
+static bool explained_by_findings(const hs_call *c, const hs_call_state *st, int result)
+{
+    const hs_finding *first = NULL; /* an error: a warning's call refused is still an error to count */
+    for (int i = 0; i < st->n_findings && !first; i++)
+        if (st->findings[i].severity == HS_SEV_ERROR)
+            first = &st->findings[i];
+    if (!first)
+        return false;
+    char line[256];
+    snprintf(line, sizeof line, "%s then returned %s (%d), as the %s above explains",
+             hs_frontend_active.api_names[c->api], hs_layer_of(c->api)->error_name(result), result,
+             hs_kind_name(first->kind));
+    hs_report_note(line);
+    return true;
+}
+
 int hs_after(const hs_call *c, hs_call_state *st, int result)
 {
     const hs_op_row *row = &hs_ops[c->op];
@@ -271,6 +290,8 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
         goto done; /* a refusal the program must expect */
     if (hs_finding_is_device_fault(&fi) && !hs_policy_first_device_fault())
         goto done; /* the same sticky fault, already reported with its suspects */
+    if (fi.kind == HS_KIND_RUNTIME_ERROR && explained_by_findings(c, st, result))
+        goto done; /* one bug, one finding: the refusal belongs to the finding made before forwarding */
     bool silenced = suppressed(c, st, fi.kind);
     if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
