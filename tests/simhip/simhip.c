@@ -16,6 +16,8 @@
  *    event handlers hear it first (simhsa.c, the libhsa-runtime64 this library links), then the
  *    process aborts with ROCr's message (HIP_SKIP_ABORT_ON_GPU_ERROR=0) or the fault becomes the
  *    sticky hipErrorIllegalAddress (CLR's default).  Copies that fault only set the sticky error.
+ *  - the thread's last error as CLR keeps it, by release (SIMHIP_ROCM): see ret_as();
+ *  - kernels of test programs, and hipshadow's own, run on the host at their launch.
  * SIMHIP_TRACE=1 prints every entry point as it runs, so tests can prove a call never got here.
  * SIMHIP_NULL=1 (benchmarks): copies return at once (not validated, queued or performed) and
  * allocations change no page protection, so what a benchmark measures beyond the plain run is
@@ -115,12 +117,49 @@ static int tracing(void)
 }
 #define TRACE() do { if (tracing()) fprintf(stderr, "simhip: %s\n", __func__); } while (0)
 
-static hipError_t ret(hipError_t e)
+/* SIMHIP_ROCM=5|6|7: the ROCm release the simulator stands for (default 5, its headers'). */
+static int rocm_major(void)
 {
-    if (e != hipSuccess)
+    static _Atomic int major; /* atomic: threads may set it at once (TSan) */
+    if (!major) {
+        const char *v = getenv("SIMHIP_ROCM");
+        major = v && (*v == '6' || *v == '7') ? *v - '0' : 5;
+    }
+    return major;
+}
+
+/* The thread's last error, kept as CLR's HIP_RETURN keeps it (hipamd/src/hip_internal.hpp).  Every
+ * exported call that returns a hipError_t returns through here, and nothing else touches it: a
+ * helper that fails while its call still succeeds must leave no trace.
+ *  - Before ROCm 7.0 every call sets it to its own result, so a success clears it.
+ *  - From 7.0 ("Update hipGetLastError" in the HIP 7.0 API changes) only a failure sets it, and
+ *    hipErrorNotReady is none; while the GPU is in error (a sticky fault), every call returns the
+ *    GPU's error and sets it (HIP_RETURN's amd::Device::IsGPUInError branch).
+ * gpu_error: the GPU's state as the call returns, as far as the call can see it. */
+static hipError_t ret_as(hipError_t e, hipError_t gpu_error)
+{
+    if (rocm_major() < 7)
+        last_error = e;
+    else if (gpu_error != hipSuccess)
+        last_error = e = gpu_error;
+    else if (e != hipSuccess && e != hipErrorNotReady)
         last_error = e;
     return e;
 }
+static hipError_t ret(hipError_t e) { return ret_as(e, (hipError_t)atomic_load(&sim.sticky)); }
+
+/* A launch returns before its kernel runs on a real GPU: a fault the kernel makes is not the
+ * launch's to see, whatever the simulator's order. */
+static hipError_t ret_launch(hipError_t e) { return ret_as(e, hipSuccess); }
+
+/* Where every exported hip* call starts.  ROCm 7's HIP_INIT_API returns at once while the GPU is
+ * in error: the call does nothing. */
+#define API()                                                     \
+    do {                                                          \
+        TRACE();                                                  \
+        if (rocm_major() >= 7 && atomic_load(&sim.sticky))        \
+            return ret(hipSuccess);                               \
+    } while (0)
 
 /* simhsa.c, as libamdhip64 calls into libhsa-runtime64. */
 void simhsa_open(void);
@@ -438,7 +477,7 @@ static hipError_t do_copy(void *dst, const void *src, size_t bytes, hipMemcpyKin
         }
     }
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
 }
 
 static hipError_t do_memset(void *dst, int value, size_t value_size, size_t bytes, hipStream_t stream, int async)
@@ -465,7 +504,7 @@ static hipError_t do_memset(void *dst, int value, size_t value_size, size_t byte
             e = execute(&op);
     }
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
 }
 
 /* ---- allocation ---- */
@@ -474,7 +513,7 @@ static hipError_t device_alloc(void **ptr, size_t size, int kind)
 {
     INIT();
     if (!ptr)
-        return ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     if (size == 0) {
         *ptr = NULL;
         return hipSuccess;
@@ -495,16 +534,16 @@ static hipError_t device_alloc(void **ptr, size_t size, int kind)
         }
     }
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
 }
 
-SIM_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { TRACE(); return device_alloc(ptr, size, OBJ_DEVICE); }
-SIM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return device_alloc(ptr, size, OBJ_DEVICE); }
-SIM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return device_alloc(ptr, size, OBJ_MANAGED); }
-SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream) { TRACE(); (void)stream; return device_alloc(ptr, size, OBJ_DEVICE); }
+SIM_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { API(); return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
+SIM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
+SIM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(device_alloc(ptr, size, OBJ_MANAGED)); }
+SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream) { API(); (void)stream; return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
 SIM_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream)
 {
-    TRACE();
+    API();
     (void)stream;
     if (!pool)
         return ret(hipErrorInvalidValue);
@@ -516,39 +555,39 @@ SIM_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool
             o->pool = pool;
         pthread_mutex_unlock(&sim.lock);
     }
-    return e;
+    return ret(e);
 }
 
 SIM_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
-    TRACE();
+    API();
     if (!pitch)
         return ret(hipErrorInvalidValue);
     *pitch = (width + 255) & ~(size_t)255;
-    return device_alloc(ptr, *pitch * height, OBJ_DEVICE);
+    return ret(device_alloc(ptr, *pitch * height, OBJ_DEVICE));
 }
 
 static hipError_t host_alloc(void **ptr, size_t size)
 {
     INIT();
     if (!ptr)
-        return ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-        return ret(hipErrorOutOfMemory);
+        return hipErrorOutOfMemory;
     pthread_mutex_lock(&sim.lock);
     int rc = add_object((uintptr_t)p, size, OBJ_PINNED);
     pthread_mutex_unlock(&sim.lock);
     if (rc) {
         munmap(p, size);
-        return ret(hipErrorOutOfMemory);
+        return hipErrorOutOfMemory;
     }
     *ptr = p;
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) { TRACE(); (void)flags; return host_alloc(ptr, size); }
-SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { TRACE(); return host_alloc(ptr, size); }
+SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(host_alloc(ptr, size)); }
+SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { API(); return ret(host_alloc(ptr, size)); }
 /* For tests: pinned host memory made inside the runtime, as for a library hipshadow does not wrap
  * (a statically linked one): the program reaches it, hipshadow never saw it allocated. */
 SIM_EXPORT void *simhip_pinned_unwrapped(size_t size)
@@ -575,19 +614,19 @@ static hipError_t free_kind(void *ptr, int host)
         execute(&op);
     }
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
 }
 
-SIM_EXPORT hipError_t hipFree(void *ptr) { TRACE(); return free_kind(ptr, 0); }
-SIM_EXPORT hipError_t hipHostFree(void *ptr) { TRACE(); return free_kind(ptr, 1); }
-SIM_EXPORT hipError_t hipFreeHost(void *ptr) { TRACE(); return free_kind(ptr, 1); }
+SIM_EXPORT hipError_t hipFree(void *ptr) { API(); return ret(free_kind(ptr, 0)); }
+SIM_EXPORT hipError_t hipHostFree(void *ptr) { API(); return ret(free_kind(ptr, 1)); }
+SIM_EXPORT hipError_t hipFreeHost(void *ptr) { API(); return ret(free_kind(ptr, 1)); }
 
 SIM_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 {
-    TRACE();
+    API();
     INIT();
     if (!ptr)
-        return hipSuccess;
+        return ret(hipSuccess);
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(stream);
     hipError_t e = st ? enqueue(st, (sim_op){.type = OP_FREE, .dst = ptr}) : hipErrorContextIsDestroyed;
@@ -597,7 +636,7 @@ SIM_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 
 SIM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned int flags)
 {
-    TRACE();
+    API();
     INIT();
     (void)flags;
     if (!host || !size)
@@ -611,7 +650,7 @@ SIM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned int flag
 
 SIM_EXPORT hipError_t hipHostUnregister(void *host)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_object *o = find_object((uintptr_t)host);
@@ -626,41 +665,41 @@ SIM_EXPORT hipError_t hipHostUnregister(void *host)
 
 /* ---- copies ---- */
 
-SIM_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k) { TRACE(); return do_copy(dst, src, n, k, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind k) { TRACE(); return do_copy(dst, src, n, k, hipStreamPerThread, 0); }
-SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 0); }
-SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
-SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { TRACE(); return do_copy(dst, src, n, k, s, 1); }
+SIM_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k) { API(); return ret(do_copy(dst, src, n, k, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind k) { API(); return ret(do_copy(dst, src, n, k, hipStreamPerThread, 0)); }
+SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 0)); }
+SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 1)); }
 /* Like some runtime builds, hipMemcpyDtoH goes through the exported hipMemcpy: with hipshadow
  * preloaded that lands in its wrapper again, which the re-entrancy guard must forward unchecked. */
 SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
 {
-    TRACE();
+    API();
     static _Atomic(void *) exported; /* atomic: threads may look it up at once (TSan) */
     void *found = exported;
     if (!found)
         exported = found = dlsym(RTLD_DEFAULT, "hipMemcpy");
     hipError_t (*exported_memcpy)(void *, const void *, size_t, hipMemcpyKind);
     *(void **)&exported_memcpy = found;
-    return exported_memcpy(dst, src, n, hipMemcpyDeviceToHost);
+    return ret(exported_memcpy(dst, src, n, hipMemcpyDeviceToHost));
 }
-SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1); }
-SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1); }
-SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) { TRACE(); return do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { API(); return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1)); }
 /* ROCm/clr hipamd/src/hip_peer.cpp checks only that both device numbers exist, never that the
  * pointers live there, then runs an ordinary D2D ihipMemcpy (same validation) on the stream. */
 static int bad_peer(int dd, int sd) { return dd < 0 || sd < 0 || dd >= device_count() || sd >= device_count(); }
-SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { TRACE(); return bad_peer(dd, sd) ? ret(hipErrorInvalidDevice) : do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { TRACE(); return bad_peer(dd, sd) ? ret(hipErrorInvalidDevice) : do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1); }
+SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { API(); return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { API(); return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1)); }
 
 static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                           hipMemcpyKind kind, hipStream_t s, int async)
 {
     INIT();
     if (width > dpitch || width > spitch)
-        return ret(hipErrorInvalidPitchValue);
+        return hipErrorInvalidPitchValue;
     if (!width || !height)
         return hipSuccess;
     /* Each side must hold its whole pitched extent, as CLR's 2-D validation requires. */
@@ -673,24 +712,24 @@ static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spit
     pthread_mutex_unlock(&sim.lock);
     for (size_t row = 0; e == hipSuccess && row < height; row++)
         e = do_copy((char *)dst + row * dpitch, (const char *)src + row * spitch, width, kind, s, async);
-    return ret(e);
+    return e;
 }
 
-SIM_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, NULL, 0); }
-SIM_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, hipStreamPerThread, 0); }
-SIM_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k, hipStream_t s) { TRACE(); return copy_2d(dst, dp, src, sp, w, h, k, s, 1); }
+SIM_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, hipStreamPerThread, 0)); }
+SIM_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k, hipStream_t s) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, s, 1)); }
 
 /* ---- memset ---- */
 
-SIM_EXPORT hipError_t hipMemset(void *dst, int v, size_t n) { TRACE(); return do_memset(dst, v & 0xff, 1, n, NULL, 0); }
-SIM_EXPORT hipError_t hipMemset_spt(void *dst, int v, size_t n) { TRACE(); return do_memset(dst, v & 0xff, 1, n, hipStreamPerThread, 0); }
-SIM_EXPORT hipError_t hipMemsetAsync(void *dst, int v, size_t n, hipStream_t s) { TRACE(); return do_memset(dst, v & 0xff, 1, n, s, 1); }
-SIM_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t c) { TRACE(); return do_memset(dst, v, 1, c, NULL, 0); }
-SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 1, c, s, 1); }
-SIM_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t c) { TRACE(); return do_memset(dst, v, 2, c * 2, NULL, 0); }
-SIM_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 2, c * 2, s, 1); }
-SIM_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t c) { TRACE(); return do_memset(dst, v, 4, c * 4, NULL, 0); }
-SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hipStream_t s) { TRACE(); return do_memset(dst, v, 4, c * 4, s, 1); }
+SIM_EXPORT hipError_t hipMemset(void *dst, int v, size_t n) { API(); return ret(do_memset(dst, v & 0xff, 1, n, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemset_spt(void *dst, int v, size_t n) { API(); return ret(do_memset(dst, v & 0xff, 1, n, hipStreamPerThread, 0)); }
+SIM_EXPORT hipError_t hipMemsetAsync(void *dst, int v, size_t n, hipStream_t s) { API(); return ret(do_memset(dst, v & 0xff, 1, n, s, 1)); }
+SIM_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t c) { API(); return ret(do_memset(dst, v, 1, c, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 1, c, s, 1)); }
+SIM_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t c) { API(); return ret(do_memset(dst, v, 2, c * 2, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 2, c * 2, s, 1)); }
+SIM_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t c) { API(); return ret(do_memset(dst, v, 4, c * 4, NULL, 0)); }
+SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 4, c * 4, s, 1)); }
 
 /* ---- streams, events, synchronisation ---- */
 
@@ -698,10 +737,10 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags)
 {
     INIT();
     if (!out)
-        return ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     sim_stream *st = calloc(1, sizeof *st);
     if (!st)
-        return ret(hipErrorOutOfMemory);
+        return hipErrorOutOfMemory;
     st->magic = STREAM_MAGIC;
     st->flags = flags;
     pthread_mutex_lock(&sim.lock);
@@ -712,14 +751,14 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags)
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { TRACE(); return stream_create(s, 0); }
-SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { TRACE(); return stream_create(s, f); }
-SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { TRACE(); (void)p; return stream_create(s, f); }
-SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { TRACE(); (void)n; (void)m; return stream_create(s, 0); }
+SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { API(); return ret(stream_create(s, 0)); }
+SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { API(); return ret(stream_create(s, f)); }
+SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { API(); (void)p; return ret(stream_create(s, f)); }
+SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { API(); (void)n; (void)m; return ret(stream_create(s, 0)); }
 
 SIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
@@ -732,7 +771,7 @@ SIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
 
 SIM_EXPORT hipError_t hipStreamDestroy(hipStream_t s)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     hipError_t e = hipErrorContextIsDestroyed;
@@ -764,11 +803,11 @@ static hipError_t stream_sync(hipStream_t s)
     if (st && atomic_load(&sim.sticky))
         e = hipErrorIllegalAddress;
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
 }
 
-SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { TRACE(); return stream_sync(s); }
-SIM_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t s) { TRACE(); return stream_sync(s); }
+SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { API(); return ret(stream_sync(s)); }
+SIM_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t s) { API(); return ret(stream_sync(s)); }
 
 static hipError_t stream_query(hipStream_t s)
 {
@@ -786,15 +825,15 @@ static hipError_t stream_query(hipStream_t s)
     } else
         e = hipSuccess;
     pthread_mutex_unlock(&sim.lock);
-    return e == hipErrorNotReady ? e : ret(e);
+    return e;
 }
 
-SIM_EXPORT hipError_t hipStreamQuery(hipStream_t s) { TRACE(); return stream_query(s); }
-SIM_EXPORT hipError_t hipStreamQuery_spt(hipStream_t s) { TRACE(); return stream_query(s); }
+SIM_EXPORT hipError_t hipStreamQuery(hipStream_t s) { API(); return ret(stream_query(s)); }
+SIM_EXPORT hipError_t hipStreamQuery_spt(hipStream_t s) { API(); return ret(stream_query(s)); }
 
 SIM_EXPORT hipError_t hipDeviceSynchronize(void)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     hipError_t e = any_capturing() ? hipErrorStreamCaptureUnsupported : drain_all();
@@ -805,37 +844,43 @@ SIM_EXPORT hipError_t hipDeviceSynchronize(void)
 /* Events: a recorded event remembers its stream; synchronising on it drains that stream. */
 typedef struct sim_event { hipStream_t stream; int recorded; } sim_event;
 
-SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *e)
+static hipError_t event_create(hipEvent_t *e)
 {
-    TRACE();
     sim_event *ev = calloc(1, sizeof *ev);
-    if (!e || !ev) { free(ev); return ret(hipErrorInvalidValue); }
+    if (!e || !ev) { free(ev); return hipErrorInvalidValue; }
     *e = (hipEvent_t)ev;
     return hipSuccess;
 }
-SIM_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned f) { (void)f; return hipEventCreate(e); }
+SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *e) { API(); return ret(event_create(e)); }
+SIM_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned f) { API(); (void)f; return ret(event_create(e)); }
 SIM_EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s)
 {
-    TRACE();
+    API();
     if (!e) return ret(hipErrorInvalidResourceHandle);
     ((sim_event *)e)->stream = s;
     ((sim_event *)e)->recorded = 1;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 SIM_EXPORT hipError_t hipEventSynchronize(hipEvent_t e)
 {
-    TRACE();
+    API();
     if (!e) return ret(hipErrorInvalidResourceHandle);
-    return ((sim_event *)e)->recorded ? stream_sync(((sim_event *)e)->stream) : hipSuccess;
+    return ret(((sim_event *)e)->recorded ? stream_sync(((sim_event *)e)->stream) : hipSuccess);
 }
-SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t e) { TRACE(); free(e); return hipSuccess; }
+SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t e)
+{
+    API();
+    if (!e) return ret(hipErrorInvalidResourceHandle); /* CLR's hipEventDestroy(nullptr) */
+    free(e);
+    return ret(hipSuccess);
+}
 
 SIM_EXPORT hipError_t hipEventQuery(hipEvent_t e)
 {
-    TRACE();
+    API();
     if (!e)
         return ret(hipErrorInvalidResourceHandle);
-    return ((sim_event *)e)->recorded ? stream_query(((sim_event *)e)->stream) : hipSuccess;
+    return ret(((sim_event *)e)->recorded ? stream_query(((sim_event *)e)->stream) : hipSuccess);
 }
 
 /* The waiting stream's later work must follow the event: the simulator simply finishes the
@@ -844,22 +889,22 @@ static hipError_t stream_wait(hipStream_t s, hipEvent_t e)
 {
     INIT();
     if (!e)
-        return ret(hipErrorInvalidResourceHandle);
+        return hipErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim.lock);
     sim_stream *waiting = stream_of(s), *recorded = ((sim_event *)e)->recorded ? stream_of(((sim_event *)e)->stream) : NULL;
     hipError_t err = !waiting ? hipErrorContextIsDestroyed : recorded ? drain(recorded) : hipSuccess;
     pthread_mutex_unlock(&sim.lock);
-    return ret(err);
+    return err;
 }
 
-SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) { TRACE(); (void)flags; return stream_wait(s, e); }
-SIM_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t s, hipEvent_t e, unsigned int flags) { TRACE(); (void)flags; return stream_wait(s, e); }
+SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) { API(); (void)flags; return ret(stream_wait(s, e)); }
+SIM_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t s, hipEvent_t e, unsigned int flags) { API(); (void)flags; return ret(stream_wait(s, e)); }
 
 /* ---- graph capture: captured work is kept aside and dropped (no graphs are launched here) ---- */
 
 SIM_EXPORT hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode)
 {
-    TRACE();
+    API();
     INIT();
     (void)mode;
     pthread_mutex_lock(&sim.lock);
@@ -874,7 +919,7 @@ SIM_EXPORT hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode 
 
 SIM_EXPORT hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *graph)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
@@ -895,7 +940,7 @@ SIM_EXPORT hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *graph)
 
 SIM_EXPORT hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus *status)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
@@ -906,23 +951,57 @@ SIM_EXPORT hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus
     return ret(e);
 }
 
-SIM_EXPORT hipError_t hipGraphDestroy(hipGraph_t g) { TRACE(); free(g); return hipSuccess; }
+SIM_EXPORT hipError_t hipGraphDestroy(hipGraph_t g)
+{
+    API();
+    if (!g) return ret(hipErrorInvalidValue);
+    free(g);
+    return ret(hipSuccess);
+}
+
+/* A captured graph holds nothing here: an instance of it runs nothing, in stream order. */
+SIM_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t g, hipGraphNode_t *error_node, char *log,
+                                          size_t log_size)
+{
+    API();
+    (void)error_node; (void)log; (void)log_size;
+    if (!exec || !g) return ret(hipErrorInvalidValue);
+    *exec = (hipGraphExec_t)calloc(1, 64);
+    return ret(*exec ? hipSuccess : hipErrorOutOfMemory);
+}
+SIM_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t exec)
+{
+    API();
+    if (!exec) return ret(hipErrorInvalidValue);
+    free(exec);
+    return ret(hipSuccess);
+}
+SIM_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t s)
+{
+    API();
+    INIT();
+    if (!exec) return ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&sim.lock);
+    hipError_t e = stream_of(s) ? hipSuccess : hipErrorContextIsDestroyed;
+    pthread_mutex_unlock(&sim.lock);
+    return ret(e);
+}
 
 /* ---- stream-ordered memory pools ---- */
 
 SIM_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps *props)
 {
-    TRACE();
+    API();
     (void)props;
     if (!pool)
         return ret(hipErrorInvalidValue);
     *pool = (hipMemPool_t)calloc(1, 64);
-    return *pool ? hipSuccess : ret(hipErrorOutOfMemory);
+    return ret(*pool ? hipSuccess : hipErrorOutOfMemory);
 }
 
 SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
 {
-    TRACE();
+    API();
     INIT();
     if (!pool)
         return ret(hipErrorInvalidValue);
@@ -937,10 +1016,10 @@ SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
     }
     pthread_mutex_unlock(&sim.lock);
     free(pool);
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
-SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep) { TRACE(); (void)keep; return pool ? hipSuccess : ret(hipErrorInvalidValue); }
+SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep) { API(); (void)keep; return ret(pool ? hipSuccess : hipErrorInvalidValue); }
 
 /* ---- virtual memory management, as ROCm/clr hipamd/src/hip_vm.cpp ----
  * A reservation is PROT_NONE aperture space, kept apart from the objects as CLR keeps it in
@@ -967,17 +1046,17 @@ static void handle_unref(sim_handle *h)
 SIM_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop,
                                                      hipMemAllocationGranularity_flags option)
 {
-    TRACE();
+    API();
     if (!granularity || bad_prop(prop) ||
         (option != hipMemAllocationGranularityMinimum && option != hipMemAllocationGranularityRecommended))
         return ret(hipErrorInvalidValue);
     *granularity = VMM_GRANULARITY;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
 SIM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
-    TRACE();
+    API();
     INIT();
     (void)addr; /* a hint: CLR does not promise to honour it */
     if (!ptr || flags)
@@ -1005,7 +1084,7 @@ SIM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align
 /* Refused while anything in the range is still mapped (CUDA's rule; CLR leaves it to ROCr). */
 SIM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
 {
-    TRACE();
+    API();
     INIT();
     if (!ptr || !size)
         return ret(hipErrorInvalidValue);
@@ -1031,7 +1110,7 @@ SIM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
 SIM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop,
                                    unsigned long long flags)
 {
-    TRACE();
+    API();
     if (!handle || !size || flags || bad_prop(prop))
         return ret(hipErrorInvalidValue);
     if (prop->requestedHandleType != hipMemHandleTypeNone && prop->requestedHandleType != hipMemHandleTypePosixFileDescriptor)
@@ -1048,20 +1127,20 @@ SIM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size
     }
     *h = (sim_handle){fd, size, prop->location.id, 1};
     *handle = (hipMemGenericAllocationHandle_t)h;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
 /* Each mapping holds a reference too (CLR: hipMemMap retains, hipMemUnmap releases). */
 SIM_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
-    TRACE();
+    API();
     INIT();
     if (!handle)
         return ret(hipErrorInvalidValue);
     pthread_mutex_lock(&sim.lock);
     handle_unref((sim_handle *)handle);
     pthread_mutex_unlock(&sim.lock);
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
 /* CLR maps nothing yet returns hipSuccess when ptr is in no reservation (submitVirtualMap returns
@@ -1069,7 +1148,7 @@ SIM_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 SIM_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle,
                                 unsigned long long flags)
 {
-    TRACE();
+    API();
     INIT();
     sim_handle *h = (sim_handle *)handle;
     uintptr_t p = (uintptr_t)ptr;
@@ -1102,7 +1181,7 @@ SIM_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGen
  * over the whole of every mapping the range touches. */
 SIM_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
-    TRACE();
+    API();
     INIT();
     if (!ptr || !size || !desc || !count)
         return ret(hipErrorInvalidValue);
@@ -1129,7 +1208,7 @@ SIM_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccess
  * (submitVirtualMap: barrier, WaitCurrent), so that stream's queued work still sees the pages. */
 SIM_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
-    TRACE();
+    API();
     INIT();
     uintptr_t p = (uintptr_t)ptr;
     if (!ptr || !size)
@@ -1158,12 +1237,6 @@ SIM_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 /* On VMM memory both queries see the single mapping (CLR's MemObjMap holds the mapping's sub-buffer;
  * the reservation lives in VirtualMemObjMap_, which getMemoryObject never reads): reserved but
  * unmapped space is unknown, hipErrorInvalidValue / hipErrorNotFound. */
-/* SIMHIP_ROCM=5|6|7: the ROCm release the simulator stands for (default 5, its headers'). */
-static int rocm_major(void)
-{
-    const char *v = getenv("SIMHIP_ROCM");
-    return v && (*v == '6' || *v == '7') ? *v - '0' : 5;
-}
 
 /* hipGetProcAddress (ROCm 6.1 on; hip_global.cpp): the runtime's own entry point for a name.  As
  * ROCm 5 the simulator has none to give: hipErrorNotSupported. */
@@ -1171,7 +1244,7 @@ typedef enum { SIM_PROC_FOUND = 0, SIM_PROC_NOT_FOUND = 1 } sim_proc_status;
 SIM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
                                         sim_proc_status *status)
 {
-    TRACE();
+    API();
     (void)hipVersion;
     if (rocm_major() < 6)
         return ret(hipErrorNotSupported);
@@ -1184,12 +1257,12 @@ SIM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipV
         dlclose(handle);
     if (status)
         *status = *pfn ? SIM_PROC_FOUND : SIM_PROC_NOT_FOUND;
-    return *pfn ? hipSuccess : ret(hipErrorNotFound);
+    return ret(*pfn ? hipSuccess : hipErrorNotFound);
 }
 
 SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
 {
-    TRACE();
+    API();
     INIT();
     if (!attr || !ptr)
         return ret(hipErrorInvalidValue);
@@ -1217,7 +1290,7 @@ SIM_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const
 
 SIM_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, hipDeviceptr_t ptr)
 {
-    TRACE();
+    API();
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_object *o = find_object((uintptr_t)ptr);
@@ -1231,13 +1304,17 @@ SIM_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, 
     return ret(e);
 }
 
+/* The one call that does not return through ret(): it takes the last error and clears it (CLR's
+ * hipGetLastError, all releases); while the GPU is in error, ROCm 7's API() answers first. */
 SIM_EXPORT hipError_t hipGetLastError(void)
 {
+    API();
     hipError_t e = last_error;
     last_error = hipSuccess;
     return e;
 }
-SIM_EXPORT hipError_t hipPeekAtLastError(void) { return last_error; }
+/* CLR's hipPeekAtLastError returns the last error through HIP_RETURN, which leaves it as it is. */
+SIM_EXPORT hipError_t hipPeekAtLastError(void) { API(); return ret(last_error); }
 
 SIM_EXPORT const char *hipGetErrorName(hipError_t e)
 {
@@ -1269,31 +1346,33 @@ SIM_EXPORT const char *hipGetErrorString(hipError_t e)
 
 /* ---- device queries a program makes on the way ---- */
 
-SIM_EXPORT hipError_t hipInit(unsigned int flags) { (void)flags; INIT(); return hipSuccess; }
-SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { TRACE(); if (!n) return ret(hipErrorInvalidValue); *n = device_count(); return hipSuccess; }
-SIM_EXPORT hipError_t hipGetDevice(int *d) { if (!d) return ret(hipErrorInvalidValue); *d = current_device; return hipSuccess; }
+SIM_EXPORT hipError_t hipInit(unsigned int flags) { API(); (void)flags; INIT(); return ret(hipSuccess); }
+SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { API(); if (!n) return ret(hipErrorInvalidValue); *n = device_count(); return ret(hipSuccess); }
+SIM_EXPORT hipError_t hipGetDevice(int *d) { API(); if (!d) return ret(hipErrorInvalidValue); *d = current_device; return ret(hipSuccess); }
 SIM_EXPORT hipError_t hipSetDevice(int d)
 {
-    TRACE();
+    API();
     if (d < 0 || d >= device_count())
         return ret(hipErrorInvalidDevice);
     current_device = d;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v)
 {
+    API();
     static const int versions[] = {[5] = HIP_VERSION, [6] = 60200000, [7] = 70100001};
     if (v)
         *v = versions[rocm_major()];
-    return hipSuccess;
+    return ret(hipSuccess);
 }
-SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { if (v) *v = HIP_VERSION; return hipSuccess; }
+SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { API(); if (v) *v = HIP_VERSION; return ret(hipSuccess); }
 SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
 {
+    API();
     INIT();
     if (total) *total = APERTURE_SIZE;
     if (free_bytes) *free_bytes = sim.aperture + APERTURE_SIZE - sim.aperture_next;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
 /* ---- modules: a host implementation of hipshadow's own kernels (kernels/transpose.hip) ----
@@ -1307,18 +1386,18 @@ static const char BUNDLE_MAGIC[] = "__CLANG_OFFLOAD_BUNDLE__";
 
 SIM_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
 {
-    TRACE();
+    API();
     if (!module || !image)
         return ret(hipErrorInvalidValue);
     if (memcmp(image, BUNDLE_MAGIC, sizeof BUNDLE_MAGIC - 1))
         return ret(hipErrorInvalidImage);
     *module = (hipModule_t)calloc(1, 64);
-    return *module ? hipSuccess : ret(hipErrorOutOfMemory);
+    return ret(*module ? hipSuccess : hipErrorOutOfMemory);
 }
 
 SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *name)
 {
-    TRACE();
+    API();
     static const char *const known[] = {"hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8",
                                         "hs_transpose_e16", "hs_transpose_e1_packed", "hs_transpose_e2_packed",
                                         "hs_copy16", "hs_copy1", "hs_redzone_fill", "hs_redzone_verify"};
@@ -1331,7 +1410,7 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
                 return ret(hipErrorOutOfMemory);
             snprintf(f->name, sizeof f->name, "%s", name);
             *function = (hipFunction_t)f;
-            return hipSuccess;
+            return ret(hipSuccess);
         }
     return ret(hipErrorNotFound);
 }
@@ -1341,7 +1420,7 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
  * Every module here has one global of 4096 bytes, whatever its name. */
 SIM_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t module, const char *name)
 {
-    TRACE();
+    API();
     if (!dptr || !module || !name)
         return ret(hipErrorInvalidValue);
     void **global = (void **)module; /* the module's first word: its global, once made */
@@ -1350,7 +1429,7 @@ SIM_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hi
     *dptr = *global;
     if (bytes)
         *bytes = 4096;
-    return hipSuccess;
+    return ret(hipSuccess);
 }
 
 /* A kernel touching freed (or unmapped) device memory faults, as a copy would. */
@@ -1408,34 +1487,83 @@ SIM_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction, 
 
 SIM_EXPORT void __hipUnregisterFatBinary(void **modules) { TRACE(); free(modules); }
 
-SIM_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args,
-                                      size_t sharedMemBytes, hipStream_t stream)
+/* ihipLaunchKernel_validate (ROCm 5's hip_module.cpp): no dimension of the grid or the block
+ * may be 0. */
+static int zero_geometry(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz)
 {
-    TRACE();
+    return !gx || !gy || !gz || !bx || !by || !bz;
+}
+
+static hipError_t launch_stub(const void *function_address, dim3 grid, dim3 block, void **args, hipStream_t stream,
+                              hipEvent_t start, hipEvent_t stop)
+{
     INIT();
-    (void)numBlocks; (void)dimBlocks; (void)sharedMemBytes;
     const char *name = NULL;
     for (int i = 0; i < n_stubs; i++)
         if (stubs[i].stub == function_address)
             name = stubs[i].name;
     simhip_kernel_fn fn = name ? user_kernel(name) : NULL;
     if (!fn || !args)
-        return ret(hipErrorInvalidDeviceFunction);
+        return hipErrorInvalidDeviceFunction;
+    if (zero_geometry(grid.x, grid.y, grid.z, block.x, block.y, block.z))
+        return hipErrorInvalidValue;
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(stream);
     hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
     if (e == hipSuccess)
         fn(args); /* a fault it makes is sticky; the launch itself succeeds */
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    if (e == hipSuccess && start) /* hipExtLaunchKernel's events, recorded around the kernel */
+        *(sim_event *)start = (sim_event){stream, 1};
+    if (e == hipSuccess && stop)
+        *(sim_event *)stop = (sim_event){stream, 1};
+    return e;
+}
+
+SIM_EXPORT hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem, hipStream_t stream)
+{
+    API();
+    (void)shmem;
+    return ret_launch(launch_stub(f, grid, block, args, stream, NULL, NULL));
+}
+/* The per-thread forms: the stream 0 is this thread's own. */
+SIM_EXPORT hipError_t hipLaunchKernel_spt(const void *f, dim3 grid, dim3 block, void **args, size_t shmem,
+                                          hipStream_t stream)
+{
+    API();
+    (void)shmem;
+    return ret_launch(launch_stub(f, grid, block, args, stream ? stream : hipStreamPerThread, NULL, NULL));
+}
+SIM_EXPORT hipError_t hipExtLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem,
+                                         hipStream_t stream, hipEvent_t start, hipEvent_t stop, int flags)
+{
+    API();
+    (void)shmem; (void)flags;
+    return ret_launch(launch_stub(f, grid, block, args, stream, start, stop));
+}
+/* All blocks of a cooperative kernel run at once: one host call runs them all here anyway. */
+SIM_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block, void **args, unsigned shmem,
+                                                 hipStream_t stream)
+{
+    API();
+    (void)shmem;
+    return ret_launch(launch_stub(f, grid, block, args, stream, NULL, NULL));
+}
+SIM_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 grid, dim3 block, void **args,
+                                                     unsigned shmem, hipStream_t stream)
+{
+    API();
+    (void)shmem;
+    return ret_launch(launch_stub(f, grid, block, args, stream ? stream : hipStreamPerThread, NULL, NULL));
 }
 
 /* A host function runs once the work before it on its stream is done: here, at once, after the
  * stream's queue is drained (kernels already ran at their launch).  It runs without the lock, as
- * CLR's callback thread does: it may call the runtime. */
+ * on CLR's callback thread: it may call the runtime, and as that thread is not the caller's, what
+ * its calls leave as the last error is not the caller's either. */
 SIM_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
-    TRACE();
+    API();
     INIT();
     if (!fn)
         return ret(hipErrorInvalidValue);
@@ -1443,8 +1571,11 @@ SIM_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void
     sim_stream *st = stream_of(stream);
     hipError_t e = !st ? hipErrorContextIsDestroyed : drain(st);
     pthread_mutex_unlock(&sim.lock);
-    if (e == hipSuccess)
+    if (e == hipSuccess) {
+        hipError_t caller_error = last_error;
         fn(userData);
+        last_error = caller_error;
+    }
     return ret(e);
 }
 
@@ -1453,7 +1584,7 @@ SIM_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void
 SIM_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData,
                                            unsigned int flags)
 {
-    TRACE();
+    API();
     INIT();
     if (!callback || flags)
         return ret(hipErrorInvalidValue);
@@ -1463,7 +1594,9 @@ SIM_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback
     pthread_mutex_unlock(&sim.lock);
     if (e == hipErrorContextIsDestroyed)
         return ret(e);
+    hipError_t caller_error = last_error; /* the callback's thread is not the caller's */
     callback(stream, e, userData);
+    last_error = caller_error;
     return ret(hipSuccess);
 }
 
@@ -1527,15 +1660,14 @@ static hipError_t redzone_kernel(const char *name, unsigned gx, unsigned bx, voi
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                            unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
-                                            void **params, void **extra)
+static hipError_t module_launch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                unsigned bz, hipStream_t stream, void **params)
 {
-    TRACE();
     INIT();
-    (void)gz; (void)bz; (void)shmem; (void)extra;
     if (!f || !params)
-        return ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
+    if (zero_geometry(gx, gy, gz, bx, by, bz))
+        return hipErrorInvalidValue;
     const char *name = ((sim_function *)f)->name;
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(stream);
@@ -1580,5 +1712,42 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
         e = hipErrorInvalidDeviceFunction;
     }
     pthread_mutex_unlock(&sim.lock);
-    return ret(e);
+    return e;
+}
+
+SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                            unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
+                                            void **params, void **extra)
+{
+    API();
+    (void)shmem; (void)extra;
+    return ret_launch(module_launch(f, gx, gy, gz, bx, by, bz, stream, params));
+}
+
+/* Exported with C linkage from ROCm 6 (Debian's 5.2 has only a C++ symbol): the global work
+ * sizes are in work items, the grid is their quotient by the block. */
+SIM_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalX, uint32_t globalY, uint32_t globalZ,
+                                               uint32_t localX, uint32_t localY, uint32_t localZ, size_t shmem,
+                                               hipStream_t stream, void **params, void **extra, hipEvent_t start,
+                                               hipEvent_t stop, uint32_t flags)
+{
+    API();
+    (void)shmem; (void)extra; (void)flags;
+    hipError_t e = module_launch(f, localX ? globalX / localX : 0, localY ? globalY / localY : 0,
+                                 localZ ? globalZ / localZ : 0, localX, localY, localZ, stream, params);
+    if (e == hipSuccess && start)
+        *(sim_event *)start = (sim_event){stream, 1};
+    if (e == hipSuccess && stop)
+        *(sim_event *)stop = (sim_event){stream, 1};
+    return ret_launch(e);
+}
+
+/* ROCm 6 on. */
+SIM_EXPORT hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
+                                                       unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                                       hipStream_t stream, void **params)
+{
+    API();
+    (void)shmem;
+    return ret_launch(module_launch(f, gx, gy, gz, bx, by, bz, stream, params));
 }
