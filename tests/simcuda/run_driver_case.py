@@ -4,6 +4,7 @@ STDOUT_HAS, and give exactly the findings listed (each KIND/SEVERITY/API, in ord
 no finding); with --as-plain, its whole output must instead be what it prints without hipshadow
 (each call answered as the runtime answers it), whatever hipshadow reports.
 Usage: run_driver_case.py [--as-plain] LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API ...]"""
+import difflib
 import json
 import os
 import subprocess
@@ -24,8 +25,11 @@ with tempfile.TemporaryDirectory() as tmp:
 got = [(r["kind"], r["severity"], r["api"]) for r in records]
 if as_plain:
     plain = subprocess.run([program], capture_output=True, text=True, env=env, timeout=120)
-    same = plain.stdout == proc.stdout
-    print(f"output {'the same as' if same else 'differs from'} the run without hipshadow")
+    same = plain.stdout == proc.stdout and plain.returncode == 0
+    print(f"output {'the same as' if same else 'differs from'} the run without hipshadow"
+          f" (which exits {plain.returncode})")
+    print("\n".join(difflib.unified_diff(plain.stdout.splitlines(), proc.stdout.splitlines(), "without hipshadow",
+                                         "under hipshadow", n=0, lineterm="")))
     got = want if same else [("output differs", "", "")]
 ok = proc.returncode == 0 and stdout_has in proc.stdout and got == want
 print(f"{'PASS' if ok else 'FAIL'}: findings {got} (want {want}), exit {proc.returncode}")

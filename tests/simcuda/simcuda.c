@@ -38,12 +38,18 @@
  *    on unmapped space); cuPointerGetAttribute RANGE_START_ADDR/RANGE_SIZE answer the reservation,
  *    as the documentation says ("not necessarily the mapped region, but the mappable address range").
  *
+ *  - stream capture: work on a captured stream is not run; waiting for a captured stream
+ *    (synchronising or querying it, a synchronous call on it, the context synchronising, the
+ *    legacy stream waiting for a captured blocking stream) fails and invalidates the capture,
+ *    whose end then gives no graph (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED).
+ *
  * Simplified: one global sticky error (real ones are per context); one shared per-thread stream
  * (threads are not told apart); access rights set by cuMemSetAccess are the union over devices;
  * cuMemAllocAsync memory is usable at once; cuGetProcAddress knows only the functions below (no
- * 32-bit _v1 entry points, so e.g. cuMemAlloc below 3020 is VERSION_NOT_SUFFICIENT); no arrays,
- * modules, graphs or pools.  Kernels are host functions: simcuda_function_from_host() makes a
- * CUfunction, and cuLaunchKernel queues it on the stream.  The driver cannot know parameter sizes,
+ * 32-bit _v1 entry points, so e.g. cuMemAlloc below 3020 is VERSION_NOT_SUFFICIENT); no arrays or
+ * 3-D copies; a pool is only a name; captured work is dropped, so a graph runs nothing; modules
+ * are simcuda_images (simcuda.h).  Kernels are host functions: simcuda_function_from_host() (or a
+ * module) makes a CUfunction, and cuLaunchKernel queues it on the stream.  The driver cannot know parameter sizes,
  * so kernelParams are passed as given (they must live until the stream is synchronised) unless
  * simcuda_function_set_param_sizes() says how to copy them by value as the real driver does.  A
  * kernel calls simcuda_device_range_ok() before touching device memory: a bad range is the fault.
@@ -96,6 +102,7 @@ typedef struct sim_function {
     void (*fn)(void **params);
     unsigned nparams;
     size_t *sizes;          /* NULL: kernelParams are not copied */
+    const char *name;       /* a module's kernel: its name */
 } sim_function;
 
 typedef enum { OP_COPY, OP_MEMSET, OP_FREE, OP_EVENT, OP_KERNEL, OP_HOSTFN, OP_CALLBACK } op_type;
@@ -120,6 +127,8 @@ typedef struct sim_stream {
     int device;
     sim_op *head, *tail;
     struct sim_stream *next_live;
+    int capturing, invalidated; /* cuStreamBeginCapture: work goes into the graph, not the queue */
+    sim_op *captured;           /* dropped at the end of capture: graphs run nothing here */
 } sim_stream;
 
 struct sim_event {
@@ -424,22 +433,54 @@ static CUresult enqueue(sim_stream *st, const sim_op *op)
     if (!q) return CUDA_ERROR_OUT_OF_MEMORY;
     *q = *op;
     q->next = NULL;
+    if (st->capturing) {
+        q->next = st->captured;
+        st->captured = q;
+        return CUDA_SUCCESS;
+    }
     if (st->tail) st->tail->next = q;
     else st->head = q;
     st->tail = q;
     return CUDA_SUCCESS;
 }
 
+static void drop_captured(sim_stream *st)
+{
+    while (st->captured) {
+        sim_op *next = st->captured->next;
+        free(st->captured->owned);
+        free(st->captured);
+        st->captured = next;
+    }
+}
+
+/* Whether anything may wait for `st` now (lock held).  Not a stream being captured (its capture
+ * is invalidated); not the legacy stream while a blocking stream is captured (it would wait for
+ * it).  st NULL: the whole context, which no capture anywhere allows. */
+static CUresult capture_allows_wait(sim_stream *st)
+{
+    CUresult e = CUDA_SUCCESS;
+    FOR_EACH_STREAM(l) {
+        if (!l->capturing) continue;
+        if (!st || l == st) e = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else if (st == &sim.legacy && !(l->flags & CU_STREAM_NON_BLOCKING)) e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+        else continue;
+        l->invalidated = 1;
+    }
+    return e;
+}
+
 /* Queues `op` on the stream, or (synchronous call) runs it after the work it must follow. */
 static CUresult submit(sim_op *op, CUstream s, int ptds, int async)
 {
     sim_stream *st = stream_of(s, ptds);
-    if (!st) {
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : async ? CUDA_SUCCESS : capture_allows_wait(st);
+    if (e != CUDA_SUCCESS) {
         free(op->owned);
-        return CUDA_ERROR_INVALID_HANDLE;
+        return e;
     }
     if (async) return enqueue(st, op);
-    CUresult e = sync_stream(st);
+    e = sync_stream(st);
     if (e == CUDA_SUCCESS) e = execute(op);
     free(op->owned);
     return e;
@@ -994,9 +1035,8 @@ SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 
 /* ---- streams ---- */
 
-SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags)
+static CUresult stream_create(CUstream *out, unsigned flags)
 {
-    TRACE();
     ENTER(NEED_CTX);
     if (!out || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
     sim_stream *st = calloc(1, sizeof *st);
@@ -1010,6 +1050,15 @@ SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags)
     return CUDA_SUCCESS;
 }
 
+SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags) { TRACE(); return stream_create(out, flags); }
+/* Priorities are accepted and make no difference here. */
+SIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *out, unsigned flags, int priority)
+{
+    TRACE();
+    (void)priority;
+    return stream_create(out, flags);
+}
+
 static CUresult stream_destroy(CUstream s)
 {
     ENTER(NEED_CTX);
@@ -1019,6 +1068,7 @@ static CUresult stream_destroy(CUstream s)
         if ((CUstream)*l == s) {
             sim_stream *gone = *l;
             e = drain(gone, NULL); /* queued work still completes */
+            drop_captured(gone);
             *l = gone->next_live;
             for (sim_event *ev = sim.live_events; ev; ev = ev->next_live)
                 if (ev->stream == gone) ev->stream = NULL;
@@ -1038,7 +1088,8 @@ static CUresult stream_sync(CUstream s, int ptds)
     ENTER(NEED_CTX);
     LOCK();
     sim_stream *st = stream_of(s, ptds);
-    CUresult e = st ? sync_stream(st) : CUDA_ERROR_INVALID_HANDLE;
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : capture_allows_wait(st);
+    if (e == CUDA_SUCCESS) e = sync_stream(st);
     UNLOCK();
     return e;
 }
@@ -1052,7 +1103,7 @@ static CUresult stream_query(CUstream s, int ptds)
     ENTER(NEED_CTX);
     LOCK();
     sim_stream *st = stream_of(s, ptds);
-    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : !st->head ? CUDA_SUCCESS
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : st->capturing ? capture_allows_wait(st) : !st->head ? CUDA_SUCCESS
                  : drain(st, NULL) == CUDA_SUCCESS ? CUDA_ERROR_NOT_READY : CUDA_ERROR_ILLEGAL_ADDRESS;
     UNLOCK();
     return e;
@@ -1317,6 +1368,324 @@ SIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, vo
 SIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 0); }
 SIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 1); }
 
+/* ---- more launches: cuLaunchKernelEx's configuration, cooperative kernels ---- */
+
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (!c) return CUDA_ERROR_INVALID_VALUE;
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->hStream, params,
+                  extra, ptds);
+}
+
+SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) { TRACE(); return launch_ex(c, f, params, extra, 0); }
+SIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) { TRACE(); return launch_ex(c, f, params, extra, 1); }
+
+/* All blocks of a cooperative kernel run at once: one host call runs them all here anyway. */
+SIM_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                              unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+{
+    TRACE();
+    (void)shmem;
+    return launch(f, gx, gy, gz, bx, by, bz, s, params, NULL, 0);
+}
+SIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                                   unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+{
+    TRACE();
+    (void)shmem;
+    return launch(f, gx, gy, gz, bx, by, bz, s, params, NULL, 1);
+}
+
+/* ---- modules: an image is a simcuda_image (simcuda.h), its kernels host functions; any other
+ * image (a real cubin or fatbin) is CUDA_ERROR_INVALID_IMAGE, as a driver that cannot read it says ---- */
+
+#define MODULE_MAGIC 0x4d4f444cu
+typedef struct sim_module { unsigned magic; const simcuda_image *image; sim_function **functions; } sim_module;
+
+SIM_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    const simcuda_image *im = image;
+    if (im->magic != SIMCUDA_IMAGE_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+    sim_module *m = calloc(1, sizeof *m);
+    sim_function **fns = calloc(im->count + 1, sizeof *fns);
+    if (!m || !fns) {
+        free(m);
+        free(fns);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *m = (sim_module){MODULE_MAGIC, im, fns};
+    *module = (CUmodule)m;
+    return CUDA_SUCCESS;
+}
+
+/* One CUfunction per kernel and module, with the image's parameter sizes (cuFuncGetParamInfo). */
+SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    sim_module *m = (sim_module *)module;
+    if (!f || !name) return CUDA_ERROR_INVALID_VALUE;
+    if (!m || m->magic != MODULE_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    for (unsigned i = 0; i < m->image->count; i++) {
+        const simcuda_kernel *k = &m->image->kernels[i];
+        if (strcmp(k->name, name)) continue;
+        LOCK();
+        if (!m->functions[i]) {
+            sim_function *fn = (sim_function *)simcuda_function_from_host(k->fn);
+            if (fn && simcuda_function_set_param_sizes((CUfunction)fn, k->nparams, k->sizes) == CUDA_SUCCESS) {
+                fn->name = k->name;
+                m->functions[i] = fn;
+            } else {
+                free(fn);
+            }
+        }
+        UNLOCK();
+        *f = (CUfunction)m->functions[i];
+        return *f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+/* Its functions stay: launches of them may still be queued. */
+SIM_EXPORT CUresult cuModuleUnload(CUmodule module)
+{
+    TRACE();
+    ENTER(NEED_INIT);
+    sim_module *m = (sim_module *)module;
+    if (!m || m->magic != MODULE_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    m->magic = 0;
+    free(m->functions);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+/* A function made by simcuda_function_from_host has no name: CUDA_ERROR_NOT_FOUND. */
+SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction func)
+{
+    TRACE();
+    ENTER(NEED_INIT);
+    sim_function *f = (sim_function *)func;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    if (!f || f->magic != FUNCTION_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    *name = f->name;
+    return f->name ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- stream capture and graphs: captured work is kept aside and dropped, so an instantiated
+ * graph runs nothing, in stream order ---- */
+
+#define GRAPH_MAGIC 0x47524150u
+#define EXEC_MAGIC 0x47455845u
+typedef struct sim_graph { unsigned magic; } sim_graph;
+
+static int is_graph(const void *g, unsigned magic) { return g && ((const sim_graph *)g)->magic == magic; }
+
+static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode, int ptds)
+{
+    ENTER(NEED_CTX);
+    if ((unsigned)mode > CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    sim_stream *st = stream_of(s, ptds);
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : st == &sim.legacy ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+                 : st->capturing ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
+    if (e == CUDA_SUCCESS) {
+        st->capturing = 1;
+        st->invalidated = 0;
+    }
+    UNLOCK();
+    return e;
+}
+
+SIM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { TRACE(); return begin_capture(s, mode, 0); }
+SIM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { TRACE(); return begin_capture(s, mode, 1); }
+
+/* An invalidated capture (something waited for the stream meanwhile) ends without a graph. */
+static CUresult end_capture(CUstream s, CUgraph *graph, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    sim_stream *st = stream_of(s, ptds);
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : !st->capturing ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
+    if (e == CUDA_SUCCESS) {
+        st->capturing = 0;
+        drop_captured(st);
+        *graph = NULL;
+        if (st->invalidated) {
+            e = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        } else {
+            sim_graph *g = malloc(sizeof *g);
+            if (g) *g = (sim_graph){GRAPH_MAGIC};
+            *graph = (CUgraph)g;
+            e = g ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        st->invalidated = 0;
+    }
+    UNLOCK();
+    return e;
+}
+
+SIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { TRACE(); return end_capture(s, g, 0); }
+SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g) { TRACE(); return end_capture(s, g, 1); }
+
+static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *status, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (!status) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    sim_stream *st = stream_of(s, ptds);
+    if (st)
+        *status = !st->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
+                  : st->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    UNLOCK();
+    return st ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+SIM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { TRACE(); return is_capturing(s, st, 0); }
+SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { TRACE(); return is_capturing(s, st, 1); }
+
+SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    (void)flags;
+    if (!exec || !is_graph(graph, GRAPH_MAGIC)) return CUDA_ERROR_INVALID_VALUE;
+    sim_graph *x = malloc(sizeof *x);
+    if (!x) return CUDA_ERROR_OUT_OF_MEMORY;
+    *x = (sim_graph){EXEC_MAGIC};
+    *exec = (CUgraphExec)x;
+    return CUDA_SUCCESS;
+}
+
+static CUresult graph_destroy(void *g, unsigned magic)
+{
+    ENTER(NEED_INIT);
+    if (!is_graph(g, magic)) return CUDA_ERROR_INVALID_VALUE;
+    ((sim_graph *)g)->magic = 0;
+    free(g);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec) { TRACE(); return graph_destroy(exec, EXEC_MAGIC); }
+SIM_EXPORT CUresult cuGraphDestroy(CUgraph graph) { TRACE(); return graph_destroy(graph, GRAPH_MAGIC); }
+
+static CUresult graph_launch(CUgraphExec exec, CUstream s, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (!is_graph(exec, EXEC_MAGIC)) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    CUresult e = stream_of(s, ptds) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    UNLOCK();
+    return e;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s) { TRACE(); return graph_launch(exec, s, 0); }
+SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s) { TRACE(); return graph_launch(exec, s, 1); }
+
+/* ---- stream-ordered memory pools: a pool is only a name for where an allocation comes from ---- */
+
+#define POOL_MAGIC 0x504f4f4cu
+typedef struct sim_pool { unsigned magic; int device; } sim_pool;
+
+static int is_pool(CUmemoryPool pool) { return pool && ((sim_pool *)pool)->magic == POOL_MAGIC; }
+
+SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (props->location.id < 0 || props->location.id >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    sim_pool *p = malloc(sizeof *p);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (sim_pool){POOL_MAGIC, props->location.id};
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+/* Allocations from it stay valid until freed, as the driver documents. */
+SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    if (!is_pool(pool)) return CUDA_ERROR_INVALID_VALUE;
+    ((sim_pool *)pool)->magic = 0;
+    free(pool);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+    TRACE();
+    ENTER(NEED_CTX);
+    (void)keep;
+    return is_pool(pool) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult alloc_from_pool(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s, int ptds)
+{
+    ENTER(NEED_CTX);
+    return is_pool(pool) ? alloc_async(p, n, s, ptds) : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s) { TRACE(); return alloc_from_pool(p, n, pool, s, 0); }
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s) { TRACE(); return alloc_from_pool(p, n, pool, s, 1); }
+
+/* ---- events recorded with flags: CU_EVENT_RECORD_EXTERNAL (graphs only) changes nothing here ---- */
+
+static CUresult event_record_flags(CUevent e, CUstream s, unsigned flags, int ptds)
+{
+    ENTER(NEED_CTX);
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    return event_record(e, s, ptds);
+}
+
+SIM_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned f) { TRACE(); return event_record_flags(e, s, f, 0); }
+SIM_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned f) { TRACE(); return event_record_flags(e, s, f, 1); }
+
+/* ---- 16-bit and pitched memsets; the unaligned 2-D copy (the same copy here) ---- */
+
+static CUresult memset_2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned value_size, size_t width,
+                          size_t height, CUstream s, int ptds, int async)
+{
+    ENTER(NEED_CTX);
+    if (!dst || dst % value_size || (height > 1 && pitch < width * value_size)) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    CUresult e = CUDA_SUCCESS;
+    if (!stream_of(s, ptds)) e = CUDA_ERROR_INVALID_HANDLE;
+    else if (!device_accessible(dst)) e = CUDA_ERROR_INVALID_VALUE;
+    else if (width && height && (e = validate_range(dst, extent(pitch, width * value_size, height))) == CUDA_SUCCESS)
+        for (size_t r = 0; e == CUDA_SUCCESS && r < height; r++) {
+            sim_op op = {.type = OP_MEMSET, .dst = dst + r * pitch, .width = width * value_size, .height = 1,
+                         .value = value, .value_size = value_size};
+            e = submit(&op, s, ptds, async);
+        }
+    UNLOCK();
+    return e;
+}
+
+SIM_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { TRACE(); return memset_n(d, v, 2, n, NULL, 0, 0); }
+SIM_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { TRACE(); return memset_n(d, v, 2, n, NULL, 1, 0); }
+SIM_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 2, n, s, 0, 1); }
+SIM_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 2, n, s, 1, 1); }
+#define MEMSET_2D(bits, type, size)                                                                                        \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h) { TRACE(); return memset_2d(d, pitch, v, size, w, h, NULL, 0, 0); } \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2_ptds(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h) { TRACE(); return memset_2d(d, pitch, v, size, w, h, NULL, 1, 0); } \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##Async(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h, CUstream s) { TRACE(); return memset_2d(d, pitch, v, size, w, h, s, 0, 1); } \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##Async_ptsz(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h, CUstream s) { TRACE(); return memset_2d(d, pitch, v, size, w, h, s, 1, 1); }
+MEMSET_2D(8, unsigned char, 1)
+MEMSET_2D(16, unsigned short, 2)
+MEMSET_2D(32, unsigned int, 4)
+#undef MEMSET_2D
+
+SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 0, 0); }
+SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 1, 0); }
+
 /* ---- initialisation, devices, contexts ---- */
 
 SIM_EXPORT CUresult cuInit(unsigned flags)
@@ -1417,7 +1786,8 @@ static CUresult ctx_sync(CUcontext c)
     ENTER(NEED_CTX);
     if (c && !valid_ctx(c)) return CUDA_ERROR_INVALID_CONTEXT;
     LOCK();
-    CUresult e = drain_all();
+    CUresult e = capture_allows_wait(NULL);
+    if (e == CUDA_SUCCESS) e = drain_all();
     UNLOCK();
     return e;
 }
@@ -1448,6 +1818,11 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
     E(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "pointer does not correspond to a registered memory region")
     E(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")
     E(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")
+    E(CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")
+    E(CUDA_ERROR_ILLEGAL_STATE, "the operation is not permitted when the resource is in this state")
+    E(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing")
+    E(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during capture")
+    E(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "operation would make the legacy stream depend on a capturing blocking stream")
     E(CUDA_ERROR_UNKNOWN, "unknown error")
 #undef E
 };
@@ -1527,7 +1902,40 @@ SIM_EXPORT CUresult cuGetErrorString(CUresult code, const char **s) { TRACE(); r
     X("cuMemCreate", 10020, 0, cuMemCreate) X("cuMemRelease", 10020, 0, cuMemRelease)                  \
     X("cuMemMap", 10020, 0, cuMemMap) X("cuMemUnmap", 10020, 0, cuMemUnmap)                            \
     X("cuMemSetAccess", 10020, 0, cuMemSetAccess)                                                       \
-    X("cuMemGetAllocationGranularity", 10020, 0, cuMemGetAllocationGranularity)
+    X("cuMemGetAllocationGranularity", 10020, 0, cuMemGetAllocationGranularity)                         \
+    X("cuStreamCreateWithPriority", 5050, 0, cuStreamCreateWithPriority)                                \
+    X("cuEventRecordWithFlags", 11010, 0, cuEventRecordWithFlags)                                       \
+    X("cuEventRecordWithFlags", 11010, 1, cuEventRecordWithFlags_ptsz)                                  \
+    X("cuStreamBeginCapture", 10010, 0, cuStreamBeginCapture_v2)                                        \
+    X("cuStreamBeginCapture", 10010, 1, cuStreamBeginCapture_v2_ptsz)                                   \
+    X("cuStreamEndCapture", 10000, 0, cuStreamEndCapture) X("cuStreamEndCapture", 10000, 1, cuStreamEndCapture_ptsz) \
+    X("cuStreamIsCapturing", 10000, 0, cuStreamIsCapturing)                                             \
+    X("cuStreamIsCapturing", 10000, 1, cuStreamIsCapturing_ptsz)                                        \
+    X("cuGraphInstantiateWithFlags", 11040, 0, cuGraphInstantiateWithFlags)                             \
+    X("cuGraphLaunch", 10000, 0, cuGraphLaunch) X("cuGraphLaunch", 10000, 1, cuGraphLaunch_ptsz)        \
+    X("cuGraphExecDestroy", 10000, 0, cuGraphExecDestroy) X("cuGraphDestroy", 10000, 0, cuGraphDestroy) \
+    X("cuMemPoolCreate", 11020, 0, cuMemPoolCreate) X("cuMemPoolDestroy", 11020, 0, cuMemPoolDestroy)   \
+    X("cuMemPoolTrimTo", 11020, 0, cuMemPoolTrimTo)                                                     \
+    X("cuMemAllocFromPoolAsync", 11020, 0, cuMemAllocFromPoolAsync)                                     \
+    X("cuMemAllocFromPoolAsync", 11020, 1, cuMemAllocFromPoolAsync_ptsz)                                \
+    X("cuModuleLoadData", 2000, 0, cuModuleLoadData) X("cuModuleGetFunction", 2000, 0, cuModuleGetFunction) \
+    X("cuModuleUnload", 2000, 0, cuModuleUnload)                                                        \
+    X("cuFuncGetName", 12030, 0, cuFuncGetName) X("cuFuncGetParamInfo", 12040, 0, cuFuncGetParamInfo)  \
+    X("cuLaunchKernelEx", 11060, 0, cuLaunchKernelEx) X("cuLaunchKernelEx", 11060, 1, cuLaunchKernelEx_ptsz) \
+    X("cuLaunchCooperativeKernel", 9000, 0, cuLaunchCooperativeKernel)                                  \
+    X("cuLaunchCooperativeKernel", 9000, 1, cuLaunchCooperativeKernel_ptsz)                             \
+    X("cuMemsetD16", 3020, 0, cuMemsetD16_v2) X("cuMemsetD16", 7000, 1, cuMemsetD16_v2_ptds)           \
+    X("cuMemsetD16Async", 3020, 0, cuMemsetD16Async) X("cuMemsetD16Async", 7000, 1, cuMemsetD16Async_ptsz) \
+    X("cuMemsetD2D8", 3020, 0, cuMemsetD2D8_v2) X("cuMemsetD2D8", 7000, 1, cuMemsetD2D8_v2_ptds)       \
+    X("cuMemsetD2D8Async", 3020, 0, cuMemsetD2D8Async) X("cuMemsetD2D8Async", 7000, 1, cuMemsetD2D8Async_ptsz) \
+    X("cuMemsetD2D16", 3020, 0, cuMemsetD2D16_v2) X("cuMemsetD2D16", 7000, 1, cuMemsetD2D16_v2_ptds)   \
+    X("cuMemsetD2D16Async", 3020, 0, cuMemsetD2D16Async)                                                \
+    X("cuMemsetD2D16Async", 7000, 1, cuMemsetD2D16Async_ptsz)                                           \
+    X("cuMemsetD2D32", 3020, 0, cuMemsetD2D32_v2) X("cuMemsetD2D32", 7000, 1, cuMemsetD2D32_v2_ptds)   \
+    X("cuMemsetD2D32Async", 3020, 0, cuMemsetD2D32Async)                                                \
+    X("cuMemsetD2D32Async", 7000, 1, cuMemsetD2D32Async_ptsz)                                           \
+    X("cuMemcpy2DUnaligned", 3020, 0, cuMemcpy2DUnaligned_v2)                                           \
+    X("cuMemcpy2DUnaligned", 7000, 1, cuMemcpy2DUnaligned_v2_ptds)
 
 SIM_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 SIM_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,

@@ -13,4 +13,20 @@ CUresult simcuda_function_set_param_sizes(CUfunction f, unsigned count, const si
  * is the kernel's fault: the sticky CUDA_ERROR_ILLEGAL_ADDRESS.  Call it before touching memory. */
 int simcuda_device_range_ok(const void *p, size_t n, int write);
 
+/* A module image the simulated driver loads (cuModuleLoadData): kernels that are host functions,
+ * each with the sizes of its parameters (cuFuncGetParamInfo's answers; launches copy them by
+ * value).  What nvcc's fat binary is to the real driver, for the simulated runtime's
+ * __cudaRegisterFatBinary too. */
+#define SIMCUDA_IMAGE_MAGIC 0x53494d43u
+typedef struct simcuda_kernel {
+    const char *name;
+    void (*fn)(void **params);
+    unsigned nparams;
+    const size_t *sizes;
+} simcuda_kernel;
+typedef struct simcuda_image {
+    unsigned magic, count;
+    const simcuda_kernel *kernels;
+} simcuda_image;
+
 #endif
