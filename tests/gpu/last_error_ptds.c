@@ -169,17 +169,17 @@ static void launch_rows(const le_res *r)
     int *p = (int *)r->dev, value = 7;
     long long offset = 2;
     void *args[] = {&p, &offset, &value};
-    const dim3 one = le_dim(1, 1), none = le_dim(0, 1);
+    const dim3 one = le_dim(1, 1), too_big = le_dim(2048, 1);
 
     le_row("cudaLaunchKernel_ptsz");
-    FAIL(cudaLaunchKernel(le_poke, one, none, args, 0, 0));
+    FAIL(cudaLaunchKernel(le_poke, one, too_big, args, 0, 0));
     OK(cudaLaunchKernel(le_fresh[1], one, one, args, 0, 0));
     le_end();
 
     cudaLaunchConfig_t config;
     memset(&config, 0, sizeof config);
     config.gridDim = one;
-    config.blockDim = none;
+    config.blockDim = too_big;
     le_row("cudaLaunchKernelExC_ptsz");
     FAIL(cudaLaunchKernelExC(&config, le_poke, args));
     config.blockDim = one;
@@ -187,7 +187,7 @@ static void launch_rows(const le_res *r)
     le_end();
 
     le_row("cudaLaunchCooperativeKernel_ptsz");
-    FAIL(cudaLaunchCooperativeKernel(le_poke, one, none, args, 0, 0));
+    FAIL(cudaLaunchCooperativeKernel(le_poke, one, too_big, args, 0, 0));
     OK(cudaLaunchCooperativeKernel(le_fresh[5], one, one, args, 0, 0));
     le_end();
 

@@ -14,11 +14,12 @@
  * (simcudart.map).
  *
  * The thread's last error, as the CUDA Runtime API documents it (cudaGetLastError,
- * cudaPeekAtLastError): every exported call returns through ret(), where a failure sets it
- * (cudaErrorNotReady is none) and a success leaves it; cudaGetLastError returns it and resets it,
- * cudaPeekAtLastError returns it.  A sticky error (the context is lost: cudaErrorIllegalAddress,
- * cudaErrorLaunchFailure), once a call has met it, is returned by the calls that use the context
- * (the driver's answer) and by both queries whenever nothing later is pending: it is never reset.
+ * cudaPeekAtLastError) and CUDA 13 does on an H100: every exported call returns through ret(),
+ * where a failure sets it (cudaErrorNotReady is none) and a success leaves it; cudaGetLastError
+ * returns it and resets it, cudaPeekAtLastError returns it.  A lost context (the driver's sticky
+ * CUDA_ERROR_ILLEGAL_ADDRESS) stays in the sense that every call that uses the context returns it
+ * again, and so sets it again; cudaGetLastError resets it like any other error, and a call that
+ * does not use the context (cudaGetDevice) succeeds.
  *
  * Kernels: nvcc's registration (__cudaRegisterFatBinary, __cudaRegisterFunction), whose fat
  * binary here wraps a simcuda_image (simcuda.h); the module loads through the driver at a
@@ -39,7 +40,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +130,6 @@ static struct {
     int device_count;
     pthread_mutex_t lock;
     CUcontext primary[16];
-    _Atomic cudaError_t sticky; /* the context is lost: the error that said so */
 } rt = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread cudaError_t last_error;
@@ -167,13 +166,9 @@ static cudaError_t from_cu(CUresult r)
 }
 
 /* Every exported call returns through here: a failure is the thread's last error (cudaErrorNotReady
- * is none); one that says the context is lost stays the process's for good. */
+ * is none). */
 static cudaError_t ret(cudaError_t e)
 {
-    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure) {
-        cudaError_t none = cudaSuccess;
-        atomic_compare_exchange_strong(&rt.sticky, &none, e);
-    }
     if (e != cudaSuccess && e != cudaErrorNotReady)
         last_error = e;
     return e;
@@ -841,12 +836,14 @@ static cudaError_t kernel_of(const void *stub, CUfunction *f)
     return !k || r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : from_cu(r);
 }
 
-/* What the runtime refuses before any driver call: a grid or block with no threads, or a block
- * of more than 1024. */
-static int bad_geometry(dim3 grid, dim3 block)
+/* What the runtime refuses before any driver call (as CUDA 13 answers on an H100): a grid or
+ * block with a dimension of 0, cudaErrorInvalidValue; a block of more than 1024 threads,
+ * cudaErrorInvalidConfiguration. */
+static cudaError_t bad_geometry(dim3 grid, dim3 block)
 {
-    return !grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
-           (unsigned long long)block.x * block.y * block.z > 1024;
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z)
+        return cudaErrorInvalidValue;
+    return (unsigned long long)block.x * block.y * block.z > 1024 ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
 
 static cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s, int ptds,
@@ -857,8 +854,8 @@ static cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, 
     cudaError_t e = kernel_of(func, &f);
     if (e != cudaSuccess)
         return e;
-    if (bad_geometry(grid, block))
-        return cudaErrorInvalidConfiguration;
+    if ((e = bad_geometry(grid, block)) != cudaSuccess)
+        return e;
     const driver *d = &DRV(ptds);
     return from_cu(cooperative ? d->launch_cooperative(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                                        (unsigned)shmem, s, args)
@@ -881,8 +878,8 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
     cudaError_t e = kernel_of(func, &f);
     if (e != cudaSuccess)
         return e;
-    if (bad_geometry(config->gridDim, config->blockDim))
-        return cudaErrorInvalidConfiguration;
+    if ((e = bad_geometry(config->gridDim, config->blockDim)) != cudaSuccess)
+        return e;
     CUlaunchConfig c;
     memset(&c, 0, sizeof c);
     c.gridDimX = config->gridDim.x;
@@ -958,18 +955,15 @@ RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallb
 
 /* ---- errors ---- */
 
-static cudaError_t last_or_sticky(void) { return last_error != cudaSuccess ? last_error : atomic_load(&rt.sticky); }
-
-/* The one call that does not return through ret(): it resets what it returns (but never a lost
- * context's error). */
+/* The one call that does not return through ret(): it resets what it returns. */
 RT_EXPORT cudaError_t cudaGetLastError(void)
 {
-    cudaError_t e = last_or_sticky();
+    cudaError_t e = last_error;
     last_error = cudaSuccess;
     return e;
 }
 
-RT_EXPORT cudaError_t cudaPeekAtLastError(void) { return ret(last_or_sticky()); }
+RT_EXPORT cudaError_t cudaPeekAtLastError(void) { return ret(last_error); }
 
 static const struct { cudaError_t code; const char *name, *text; } errors[] = {
 #define E(code, text) {code, #code, text},
