@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A preload library exports exactly the entry points of its tables (api.inc, driver.inc) plus
-the public API, the dlsym/dlvsym wrappers and the mapping watchers (munmap, mprotect, mremap),
-and none of the other runtime's names (programs
+the public API, the dlsym/dlvsym wrappers, the mapping watchers (munmap, mprotect, mremap) and
+its runtime's last-error readers (STATE_READERS), and none of the other runtime's names (programs
 probe for them).
 Usage: check_exports.py LIB TABLE[,TABLE...] MACRO[,MACRO...] FORBIDDEN_PREFIX"""
 import re
@@ -19,9 +19,16 @@ for table_path, table_macro in zip(table.split(","), macro.split(",")):
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
           "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap"}
+# The runtime's last-error readers: wrapped (an error left by hipshadow's own calls is hidden, one
+# owed to the program is given back) but not in the tables, as they check nothing.  Each library
+# exports its own runtime's pair, and must.
+STATE_READERS = {"hipGetLastError", "hipPeekAtLastError", "cudaGetLastError", "cudaPeekAtLastError"}
+readers = {s for s in STATE_READERS if not s.startswith(forbidden)}
 problems = []
-extra = exported - wrapped - public
+extra = exported - wrapped - public - readers
 missing = (wrapped - conditional) - exported
+if readers - exported:
+    problems.append(f"last-error readers not exported: {sorted(readers - exported)}")
 if extra:
     problems.append(f"exported but not in the table or the public API: {sorted(extra)}")
 if missing:
