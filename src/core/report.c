@@ -15,20 +15,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
     const hs_options *opt;
     pthread_mutex_t lock;
+    _Atomic uint32_t owner;  /* the thread holding lock (0: none): a signal handler on it must not wait */
     FILE *text;              /* NULL until the first report */
     hs_own_fd text_file;     /* text's descriptor when it is report_path's file (own_fd.h) */
+    char text_path[4096];    /* report_path's file this process writes */
     pid_t text_pid, json_pid;
     hs_own_fd json;          /* the findings file */
     char json_path[4096];    /* the findings file this process writes */
     long printed;
+    atomic_bool cut_said;    /* "... could not be written" was said */
 } rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .text_file = {.fd = -1}, .json = {.fd = -1}};
 
 const char *hs_action_name(hs_action a)
@@ -42,15 +47,58 @@ void hs_report_init(const hs_options *o) { rp.opt = o; }
 void hs_report_after_fork(void)
 {
     pthread_mutex_init(&rp.lock, NULL);
+    atomic_store(&rp.owner, 0);
+    atomic_store(&rp.cut_said, false);
     rp.printed = 0; /* the child's print_limit is its own */
     /* The child reopens its own files (text_pid/json_pid no longer match). */
 }
 
-int hs_open_template(const char *template, int flags)
+/* ---- the report's lock ----
+ * A signal can land while a thread holds it, and the handler may call exit(): the exit SUMMARY,
+ * or a finding made on the way out, then runs on the thread that holds the lock, and waiting for
+ * it would wait forever.  So the holder is known, and its own later turns do not wait. */
+
+static bool held_here(void) { return atomic_load(&rp.owner) == hs_thread_id(); }
+
+static void take_lock(void)
+{
+    pthread_mutex_lock(&rp.lock);
+    atomic_store(&rp.owner, hs_thread_id());
+}
+
+static void drop_lock(void)
+{
+    atomic_store(&rp.owner, 0);
+    pthread_mutex_unlock(&rp.lock);
+}
+
+/* Said once, straight to stderr: what a turn that could not take the lock did not write. */
+static void say_cut(const char *what)
+{
+    if (!atomic_exchange(&rp.cut_said, true))
+        hs_say("hipshadow: %s\n", what);
+}
+
+/* Creates report_path's file for this process as findings and logs are (paths.h): a new file,
+ * O_EXCL|O_NOFOLLOW, mode 0600, a taken name numbered; a name that is not a regular file is
+ * refused.  A link planted at a predictable name (%p) is never written through. */
+static int open_text_file(const char *where)
 {
     char path[4096];
-    hs_expand_path(template, path, sizeof path, NULL);
-    return open(path, flags | O_CLOEXEC, 0644);
+    hs_expand_path(where, path, sizeof path, NULL);
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        hs_say("hipshadow: option 'report_path': '%s' is %s, not a file; reporting on stderr\n", path,
+               S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
+        return -1;
+    }
+    int fd = hs_create_unique(path, O_WRONLY | O_APPEND, rp.text_path, sizeof rp.text_path);
+    if (fd < 0)
+        hs_say("hipshadow: option 'report_path': cannot create '%s': %s; reporting on stderr\n", path, strerror(errno));
+    else if (strcmp(path, rp.text_path))
+        hs_say("hipshadow: option 'report_path': '%s' exists; this process writes its report to '%s'\n", path,
+               rp.text_path);
+    return fd;
 }
 
 /* Whether the text report is report_path's file and the program has closed its descriptor
@@ -68,7 +116,7 @@ static FILE *text_out(void)
         if (!text_file_lost())
             return rp.text;
         hs_say("hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
-               "stderr from now on\n", rp.opt->report_path);
+               "stderr from now on\n", rp.text_path);
         rp.text = hs_stderr_stream();
         return rp.text;
     }
@@ -80,11 +128,14 @@ static FILE *text_out(void)
     else {
         if (rp.text && rp.text != hs_stderr_stream() && rp.text != stdout)
             hs_own_fd_release(&rp.text_file); /* the parent's, inherited across fork: its FILE is left unused */
-        int fd = hs_own_fd_take(&rp.text_file, hs_open_template(where, O_WRONLY | O_CREAT | O_APPEND));
+        int fd = hs_own_fd_take(&rp.text_file, open_text_file(where));
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
-            hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", where,
-                   strerror(errno));
+            if (fd >= 0) {
+                hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n",
+                       rp.text_path, strerror(errno));
+                hs_own_fd_release(&rp.text_file);
+            }
             rp.text = hs_stderr_stream();
         }
     }
@@ -100,7 +151,7 @@ static bool text_failed(FILE *f)
         return false;
     int err = errno ? errno : EIO;
     hs_say("hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
-           rp.opt->report_path, strerror(err));
+           rp.text_path, strerror(err));
     rp.text = hs_stderr_stream();
     return true;
 }
@@ -785,6 +836,29 @@ static int open_findings(void)
     return fd;
 }
 
+/* One finding's line into the findings file, whole or not at all: a short write (a full disk)
+ * is cut back to where the line began, so every line of the file is a finding that parses. */
+static void write_line(const char *line, size_t len)
+{
+    struct stat st;
+    off_t start = fstat(rp.json.fd, &st) == 0 ? st.st_size : -1; /* O_APPEND, and this process's own file */
+    errno = 0;
+    ssize_t w = hs_write_all(rp.json.fd, line, len);
+    if (w == (ssize_t)len)
+        return;
+    int err = errno ? errno : EIO;
+    char what[128];
+    if (w <= 0)
+        snprintf(what, sizeof what, "nothing of it was written");
+    else if (start >= 0 && ftruncate(rp.json.fd, start) == 0)
+        snprintf(what, sizeof what, "the %zd bytes of it that were written are removed", w);
+    else
+        snprintf(what, sizeof what, "its last line is cut short (%zd of %zu bytes)", w, len);
+    hs_say("hipshadow: option 'findings': cannot write a finding to '%s': %s; %s, and findings go to the text "
+           "report only from now on\n", rp.json_path, strerror(err), what);
+    hs_own_fd_release(&rp.json);
+}
+
 static void write_json(const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -872,14 +946,8 @@ static void write_json(const hs_event *e)
                "text report only from now on\n", rp.json_path);
         rp.json = HS_OWN_FD_NONE; /* its number may be the program's file now: never written or closed */
     }
-    if (rp.json.fd >= 0) {
-        ssize_t w = hs_write_all(rp.json.fd, b->data, b->n);
-        if (w != (ssize_t)b->n) {
-            hs_say("hipshadow: option 'findings': cannot write to '%s': %s; findings go to the text report only "
-                   "from now on\n", rp.json_path, w < 0 ? strerror(errno) : "nothing written");
-            hs_own_fd_release(&rp.json);
-        }
-    }
+    if (rp.json.fd >= 0)
+        write_line(b->data, b->n);
 }
 
 /* Each entry point below runs its body through hs_run_deep: a report's path buffers and stdio
@@ -887,7 +955,12 @@ static void write_json(const hs_event *e)
 static void report_finding(void *arg)
 {
     const hs_event *e = arg;
-    pthread_mutex_lock(&rp.lock);
+    if (held_here()) { /* a signal handler on this thread, while it was writing a report */
+        say_cut("a finding made while this thread was interrupted in the middle of writing a report (a signal "
+                "handler) is counted in the SUMMARY, but neither printed nor written to findings=");
+        return;
+    }
+    take_lock();
     FILE *f = text_out();
     if (rp.printed < rp.opt->print_limit) {
         print_text(f, e);
@@ -902,60 +975,95 @@ static void report_finding(void *arg)
     rp.printed++;
     if (rp.opt->findings[0])
         write_json(e);
-    pthread_mutex_unlock(&rp.lock);
+    drop_lock();
 }
 
-static void print_summary(FILE *f, const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
+/* The SUMMARY line, formatted into buf (no stdio: it may go out with one write, from any state). */
+static size_t format_summary(char *buf, size_t cap, const uint64_t counts[HS_KIND_COUNT], uint64_t errors,
+                             uint64_t calls_checked)
 {
+    size_t n = 0;
     uint64_t total = 0;
     for (int k = 0; k < HS_KIND_COUNT; k++)
         total += counts[k];
-    fprintf(f, "SUMMARY: hipshadow: %llu finding%s (%llu error%s)", (unsigned long long)total, total == 1 ? "" : "s",
-            (unsigned long long)errors, errors == 1 ? "" : "s");
+    hs_appendf(buf, cap, &n, "SUMMARY: hipshadow: %llu finding%s (%llu error%s)", (unsigned long long)total,
+               total == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
     const char *sep = ": ";
     for (int k = 0; k < HS_KIND_COUNT; k++)
         if (counts[k]) {
-            fprintf(f, "%s%s=%llu", sep, hs_kind_name((hs_kind)k), (unsigned long long)counts[k]);
+            hs_appendf(buf, cap, &n, "%s%s=%llu", sep, hs_kind_name((hs_kind)k), (unsigned long long)counts[k]);
             sep = ", ";
         }
-    fprintf(f, " in %llu checked calls\n", (unsigned long long)calls_checked);
+    hs_appendf(buf, cap, &n, " in %llu checked calls\n", (unsigned long long)calls_checked);
+    return n;
 }
 
 void hs_report_finding(const hs_event *e) { hs_run_deep(report_finding, (void *)e); }
 
-typedef struct summary_args { const uint64_t *counts; uint64_t errors, calls_checked; } summary_args;
+typedef struct summary_args { const char *line; size_t len; } summary_args;
+
+/* How long the SUMMARY waits for another thread's report to end (it is being written, so it
+ * ends; a thread stopped for good while writing one must not stop the exit). */
+enum { SUMMARY_WAIT_S = 5 };
 
 static void report_summary(void *arg)
 {
     const summary_args *a = arg;
-    pthread_mutex_lock(&rp.lock);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += SUMMARY_WAIT_S;
+    if (pthread_mutex_timedlock(&rp.lock, &until) != 0) {
+        hs_write_all(2, "\n", 1);
+        if (!atomic_exchange(&rp.cut_said, true))
+            hs_say("hipshadow: another thread held the report for %d s at exit: the SUMMARY goes straight to "
+                   "stderr\n", SUMMARY_WAIT_S);
+        hs_write_all(2, a->line, a->len);
+        return;
+    }
+    atomic_store(&rp.owner, hs_thread_id());
     FILE *f = text_out();
-    print_summary(f, a->counts, a->errors, a->calls_checked);
+    fwrite(a->line, 1, a->len, f);
     if (text_failed(f))
-        print_summary(hs_stderr_stream(), a->counts, a->errors, a->calls_checked);
+        fwrite(a->line, 1, a->len, hs_stderr_stream());
     fflush(f);
-    pthread_mutex_unlock(&rp.lock);
+    if (f != hs_stderr_stream())
+        fflush(hs_stderr_stream());
+    drop_lock();
 }
 
 void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, uint64_t calls_checked)
 {
-    summary_args a = {counts, errors, calls_checked};
-    hs_run_deep(report_summary, &a);
+    char line[2048];
+    summary_args a = {line, format_summary(line, sizeof line, counts, errors, calls_checked)};
+    if (held_here()) { /* exit() from a signal handler that interrupted this thread's report */
+        hs_write_all(2, "\n", 1); /* the report may have stopped in the middle of a line */
+        say_cut("exit came while this thread was writing a report (exit() from a signal handler): that report "
+                "is cut short, and the SUMMARY goes straight to stderr");
+        hs_write_all(2, line, a.len);
+        return;
+    }
+    hs_run_deep(report_summary, &a); /* report_path's file may be opened now: path buffers */
 }
 
 static void report_note(void *arg)
 {
-    pthread_mutex_lock(&rp.lock);
+    if (held_here()) {
+        hs_say("hipshadow: %s\n", (const char *)arg);
+        return;
+    }
+    take_lock();
     FILE *f = text_out();
     fprintf(f, "hipshadow: %s\n", (const char *)arg);
     fflush(f);
-    pthread_mutex_unlock(&rp.lock);
+    drop_lock();
 }
 
 void hs_report_note(const char *text) { hs_run_deep(report_note, (void *)text); }
 
 void hs_report_flush(void)
 {
+    if (held_here()) /* the stream is half-way through a report of this thread's */
+        return;
     if (rp.text && !text_file_lost())
         fflush(rp.text);
     if (hs_own_fd_ok(&rp.json))

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Runtime hardening under the launcher, on the simulated runtime: exit from a signal handler,
+checked calls of threads alive at exit, the files hipshadow writes (report_path through a link,
+%r from the environment, a full disk), the launcher's quoting of values and the preload path, and
+the options text (long, an unclosed quote inherited).
+Usage: run_harden_case.py CASE (paths from the environment meson sets: HS_LAUNCHER, HS_CASES,
+HS_SIMHIP).  A case that needs root (a small tmpfs) exits 77, skipped, without it."""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+launcher, cases, simhip = os.environ["HS_LAUNCHER"], os.environ["HS_CASES"], os.environ["HS_SIMHIP"]
+failures = []
+
+SEED003 = os.path.join(cases, "seed003_embedding")  # one out-of-bounds and the runtime's error
+EXIT_PATHS = os.path.join(cases, "exit_paths")
+
+
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def env_for(inherited=None, **extra):
+    env = dict(os.environ, LD_LIBRARY_PATH=simhip, **extra)
+    env.pop("HIPSHADOW_OPTIONS", None)
+    if inherited is not None:
+        env["HIPSHADOW_OPTIONS"] = inherited
+    return env
+
+
+def run(flags, program, inherited=None, env_extra=None, timeout=300, quiet=False, exe=None):
+    proc = subprocess.run([exe or launcher] + flags + ["--"] + program, env=env_for(inherited, **(env_extra or {})),
+                          capture_output=True, text=True, timeout=timeout, cwd=os.environ["HS_HARDEN_TMP"])
+    if not quiet:
+        sys.stdout.write(proc.stdout[-2000:])
+        sys.stdout.write(proc.stderr[-3000:])
+    return proc
+
+
+def kinds_in(path):
+    out = {}
+    for line in open(path):
+        k = json.loads(line)["kind"]
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def summary_line(text):
+    m = re.search(r"^SUMMARY: hipshadow: \d+ findings?.* in (\d+) checked calls$", text, re.M)
+    return m
+
+
+class Tmpfs:
+    """A tmpfs of `size` at path, unmounted at the end; skip (77) where it cannot be mounted."""
+
+    def __init__(self, path, size):
+        self.path = path
+        os.mkdir(path)
+        if os.geteuid() != 0 or not shutil.which("mount"):
+            print(f"SKIP: a {size} tmpfs needs root (mount -t tmpfs)")
+            sys.exit(77)
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"SKIP: mount -t tmpfs -o size={size} failed: {p.stderr.strip()}")
+            sys.exit(77)
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        subprocess.run(["umount", self.path])
+
+
+# ---- exit and the report's lock ----
+
+def case_exit_in_signal_handler(tmp):
+    """A SIGALRM handler calls exit(3) while the program makes bad copies, wherever it lands
+    (often in the middle of a report, whose lock the exit SUMMARY then needed): 100 runs, every
+    one exits 3 and has a SUMMARY.  Before, about 1 in 10 hung for ever."""
+    env_extra = {}
+    if "TSAN_OPTIONS" in os.environ:  # exit() in a signal handler is the program's own doing
+        env_extra["TSAN_OPTIONS"] = os.environ["TSAN_OPTIONS"] + ":report_signal_unsafe=0"
+    statuses, cut = {}, 0
+    for i in range(100):
+        try:
+            proc = run(["--findings", f"{tmp}/f.%p.json", "--option", "print_limit=1000000"],
+                       [EXIT_PATHS, "alarm-exit"], env_extra=env_extra, timeout=20, quiet=True)
+        except subprocess.TimeoutExpired:
+            check(False, f"run {i + 1} hung (no exit within 20 s)")
+            return
+        statuses[proc.returncode] = statuses.get(proc.returncode, 0) + 1
+        if proc.returncode != 3 or not summary_line(proc.stderr):
+            sys.stdout.write(proc.stderr[-3000:])
+            check(False, f"run {i + 1}: exit status {proc.returncode} (want 3), SUMMARY: {bool(summary_line(proc.stderr))}")
+            return
+        if "exit came while this thread was writing a report" in proc.stderr:
+            cut += 1
+            check(proc.stderr.count("exit came while this thread") == 1, "the cut report is said once")
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+    print(f"exit statuses {statuses}; {cut} runs exited in the middle of a report")
+    check(statuses == {3: 100}, "100 of 100 runs exited 3")
+
+
+# ---- the files hipshadow writes ----
+
+def case_report_path_symlink(tmp):
+    """report_path names a symbolic link (planted where the file would be): never written through;
+    a name already taken by a file gets -1; the file made is the process's own, mode 0600."""
+    open(f"{tmp}/target.txt", "w").close()
+    os.symlink(f"{tmp}/target.txt", f"{tmp}/report.txt")
+    proc = run(["--report-path", f"{tmp}/report.txt"], [SEED003])
+    check(os.path.getsize(f"{tmp}/target.txt") == 0, "the link's target was not written to")
+    check(proc.stderr.count(f"option 'report_path': '{tmp}/report.txt' is a symbolic link, not a file; "
+                            "reporting on stderr") == 1, "the link is named once")
+    check("ERROR: hipshadow: out-of-bounds" in proc.stderr and summary_line(proc.stderr), "the report went to stderr")
+
+    with open(f"{tmp}/taken.txt", "w") as f:
+        f.write("someone's file\n")
+    proc = run(["--report-path", f"{tmp}/taken.txt"], [SEED003])
+    check(open(f"{tmp}/taken.txt").read() == "someone's file\n", "a file at the name is left as it was")
+    check(proc.stderr.count(f"'{tmp}/taken.txt' exists; this process writes its report to '{tmp}/taken-1.txt'") == 1,
+          "the numbered name is said once")
+    own = f"{tmp}/taken-1.txt"
+    if check(os.path.exists(own), "the report is in taken-1.txt"):
+        check("ERROR: hipshadow: out-of-bounds" in open(own).read(), "taken-1.txt has the report")
+        check(stat.S_IMODE(os.stat(own).st_mode) == 0o600, f"taken-1.txt is mode 0600 (got {oct(os.stat(own).st_mode)})")
+
+
+def case_findings_full_disk(tmp):
+    """findings= on a full disk (a 64 KiB tmpfs): every line in the file is a whole finding, and
+    the message says what became of the one that did not fit.  Before, the last line was torn and
+    the message said "nothing written"."""
+    with Tmpfs(f"{tmp}/mnt", "64k") as mnt:
+        proc = run(["--findings", f"{mnt}/f.json", "--option", "print_limit=0"], [EXIT_PATHS, "flood", "400"])
+        lines = open(f"{mnt}/f.json").read().split("\n")
+        check(lines[-1] == "", "the file ends with a whole line")
+        bad = 0
+        for line in lines[:-1]:
+            try:
+                json.loads(line)
+            except ValueError:
+                bad += 1
+        check(len(lines) > 10 and bad == 0, f"{len(lines) - 1} lines, {bad} that are not a finding")
+        said = re.findall(r"option 'findings': cannot write a finding to '.*f\.json': No space left on device; "
+                          r"(the \d+ bytes of it that were written are removed|nothing of it was written), "
+                          r"and findings go to the text report only from now on", proc.stderr)
+        check(len(said) == 1, f"the full disk is said once, with what became of the finding (got {said})")
+        check("out-of-bounds=400 in" in proc.stderr and proc.returncode == 0, "the program ran on")
+        # the disk is full now: the text report says so, naming its file, and goes on on stderr
+        proc = run(["--report-path", f"{mnt}/r.%p.txt"], [EXIT_PATHS, "flood", "3"])
+        said = re.findall(r"option 'report_path': cannot write to '([^']*)': No space left on device; reporting on "
+                          r"stderr from now on", proc.stderr)
+        check(len(said) == 1 and re.fullmatch(re.escape(mnt) + r"/r\.\d+\.txt", said[0]),
+              f"report_path's full disk is said once, naming the file (got {said})")
+        check("ERROR: hipshadow: out-of-bounds" in proc.stderr and summary_line(proc.stderr), "the report is on stderr")
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HS_HARDEN_TMP"] = tmp  # the programs' working directory: relative names land here
+        globals()["case_" + sys.argv[1]](tmp)
+    sys.exit(1 if failures else 0)
