@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,12 +35,27 @@ bool hs_ready;
 atomic_bool hs_disabled;
 atomic_bool hs_used;
 atomic_int hs_pause_depth;
-atomic_uint_fast64_t hs_checked_calls;
-HS_TLS unsigned hs_calls_here;
-HS_TLS bool hs_thread_counted;
+HS_TLS _Atomic(uint64_t) *hs_my_calls;
 
-/* A thread's last calls (fewer than a batch) are added when it exits, so the SUMMARY's count of
- * checked calls is exact for threads that ended before it. */
+/* ---- checked calls, counted per thread ----
+ * Each thread that makes a wrapped call takes a counter of the table below for as long as it
+ * lives; the SUMMARY adds them all up, the counters of threads still running at exit among them
+ * (before, those were read only when a thread exited, and a program whose workers outlived
+ * main said "418 findings ... in 1 checked calls").  An exiting thread leaves its count in its
+ * counter, and the next thread to take it counts on from there: only the sum is wanted.  When
+ * every counter is taken, a thread counts in its own variable, added up when it exits. */
+enum { COUNTERS = 4096 };
+
+typedef struct call_counter {
+    _Atomic(uint64_t) calls;
+    atomic_bool taken;
+} __attribute__((aligned(64))) call_counter; /* one cache line each: threads never share one */
+
+static call_counter counters[COUNTERS];
+static atomic_int counters_used;              /* the highest counter ever taken, + 1 */
+static atomic_uint_fast64_t calls_of_exited;  /* threads that had no counter, once they exited */
+static HS_TLS _Atomic(uint64_t) own_calls;    /* this thread's count when it has no counter */
+
 static pthread_key_t count_key;
 static pthread_once_t count_key_once = PTHREAD_ONCE_INIT;
 static bool have_count_key;
@@ -47,22 +63,62 @@ static bool have_count_key;
 static void thread_exits(void *unused)
 {
     (void)unused;
-    atomic_fetch_add_explicit(&hs_checked_calls, hs_calls_here, memory_order_relaxed);
-    hs_calls_here = 0;
+    _Atomic(uint64_t) *n = hs_my_calls;
+    if (n == &own_calls) {
+        atomic_fetch_add(&calls_of_exited, atomic_load(&own_calls));
+        atomic_store(&own_calls, 0);
+    } else if (n) {
+        call_counter *c = (call_counter *)((char *)n - offsetof(call_counter, calls));
+        atomic_store(&c->taken, false); /* after the last count: the next taker goes on from it */
+    }
+    hs_my_calls = &own_calls; /* calls from this thread's last destructors are not counted */
 }
 
 static void make_count_key(void) { have_count_key = pthread_key_create(&count_key, thread_exits) == 0; }
 
-/* The first call of a process or a thread does more (start-up, files): it keeps the program's
- * errno, as every wrapped call does (wrapper_shape.h). */
-void hs_count_thread(void)
+/* The first call of a thread does more: it keeps the program's errno, as every wrapped call
+ * does (wrapper_shape.h). */
+_Atomic(uint64_t) *hs_count_thread(void)
 {
     int errno_in = errno;
-    hs_thread_counted = true;
     pthread_once(&count_key_once, make_count_key);
+    _Atomic(uint64_t) *n = &own_calls;
+    for (int i = 0; i < COUNTERS; i++) {
+        if (atomic_load_explicit(&counters[i].taken, memory_order_relaxed) || atomic_exchange(&counters[i].taken, true))
+            continue;
+        int used = atomic_load(&counters_used);
+        while (used < i + 1 && !atomic_compare_exchange_weak(&counters_used, &used, i + 1))
+            ;
+        n = &counters[i].calls;
+        break;
+    }
+    hs_my_calls = n;
     if (have_count_key)
         pthread_setspecific(count_key, (void *)1);
     errno = errno_in;
+    return n;
+}
+
+/* Wrapped calls checked so far, by every thread: those still running too (a thread with no
+ * counter of its own, past the first 4096 at once, is counted when it exits). */
+static uint64_t calls_seen(void)
+{
+    uint64_t n = atomic_load(&calls_of_exited) + (hs_my_calls == &own_calls ? atomic_load(&own_calls) : 0);
+    for (int i = 0, used = atomic_load(&counters_used); i < used; i++)
+        n += atomic_load_explicit(&counters[i].calls, memory_order_relaxed);
+    return n;
+}
+
+/* In a fork child, on its only thread: the counts start again, and only this thread's counter
+ * stays taken. */
+static void counters_after_fork(void)
+{
+    for (int i = 0, used = atomic_load(&counters_used); i < used; i++) {
+        atomic_store(&counters[i].calls, 0);
+        atomic_store(&counters[i].taken, hs_my_calls == &counters[i].calls);
+    }
+    atomic_store(&calls_of_exited, 0);
+    atomic_store(&own_calls, 0);
 }
 
 static hs_options options;
@@ -78,9 +134,6 @@ void hs_pause_pop(void)
     while (depth > 0 && !atomic_compare_exchange_weak(&hs_pause_depth, &depth, depth - 1))
         ;
 }
-
-/* Wrapped calls checked so far: other threads' last few (< 256 each) are not counted. */
-static uint64_t calls_seen(void) { return atomic_load(&hs_checked_calls) + hs_calls_here; }
 
 void hs_disable(const char *why)
 {
@@ -113,8 +166,7 @@ static void child_after_fork(void)
     hs_fork_gate_reset();
     pthread_mutex_init(&first_call_lock, NULL);
     atomic_store(&hs_used, false);
-    atomic_store(&hs_checked_calls, 0);
-    hs_calls_here = 0;
+    counters_after_fork();
     hs_policy_after_fork();
     hs_thread_id_after_fork();
     hs_shadow_after_fork();

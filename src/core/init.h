@@ -14,10 +14,10 @@ extern bool hs_ready;                    /* set once everything is initialised *
 extern atomic_bool hs_disabled;          /* the tool's own failure: wrappers forward untouched */
 extern atomic_bool hs_used;              /* a wrapped call happened: the exit summary is worth printing */
 extern atomic_int hs_pause_depth;        /* > 0: copies and memsets are forwarded unchecked */
-extern atomic_uint_fast64_t hs_checked_calls;
-extern HS_TLS unsigned hs_calls_here;    /* this thread's calls not yet added to hs_checked_calls */
-extern HS_TLS bool hs_thread_counted;    /* its remainder is added when the thread exits */
-void hs_count_thread(void);
+/* This thread's count of checked calls (NULL before its first): a counter of its own in a table
+ * that the exit SUMMARY adds up, so threads still running at exit are counted too. */
+extern HS_TLS _Atomic(uint64_t) *hs_my_calls;
+_Atomic(uint64_t) *hs_count_thread(void);
 
 /* Runs once, from the constructor or the first wrapped call, whichever comes first. */
 void hs_ensure_init(void);
@@ -33,17 +33,16 @@ static inline bool hs_tool_active(void)
 /* This process's first wrapped call: it makes its files (the post-mortem log) now. */
 void hs_first_call(void);
 
-/* A checked call: counted per thread, added up in batches (no shared cache line per call). */
+/* A checked call: counted in this thread's own counter (no shared cache line per call). */
 static inline void hs_count_call(void)
 {
     if (HS_UNLIKELY(!atomic_load_explicit(&hs_used, memory_order_relaxed)))
         hs_first_call();
-    if (HS_UNLIKELY(++hs_calls_here == 256)) {
-        atomic_fetch_add_explicit(&hs_checked_calls, hs_calls_here, memory_order_relaxed);
-        hs_calls_here = 0;
-    } else if (HS_UNLIKELY(!hs_thread_counted)) {
-        hs_count_thread();
-    }
+    _Atomic(uint64_t) *n = hs_my_calls;
+    if (HS_UNLIKELY(!n))
+        n = hs_count_thread();
+    /* this thread is its only writer: a plain add, no locked instruction */
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
 static inline bool hs_paused(void) { return atomic_load_explicit(&hs_pause_depth, memory_order_relaxed) > 0; }

@@ -110,6 +110,19 @@ def case_exit_in_signal_handler(tmp):
     check(statuses == {3: 100}, "100 of 100 runs exited 3")
 
 
+def case_summary_counts_live_threads(tmp):
+    """8 threads make their calls and are still alive (blocked) when main returns: the SUMMARY
+    counts their calls, as it does when they were joined (8 x (hipMalloc + 100 copies + hipFree)).
+    Before, the live threads' calls were left out ("800 findings ... in 0 checked calls")."""
+    want = 8 * (100 + 2)
+    for mode in ("joined", "live"):
+        proc = run([], [EXIT_PATHS, "threads", mode, "8"], timeout=120)
+        m = summary_line(proc.stderr)
+        check(proc.returncode == 0 and f"exit_paths threads {mode}: done" in proc.stdout, f"{mode}: the program ran")
+        check(m is not None and "out-of-bounds=800" in m.group(0) and int(m.group(1)) == want,
+              f"{mode}: SUMMARY counts out-of-bounds=800 in {want} checked calls (got {m.group(0) if m else None!r})")
+
+
 # ---- the files hipshadow writes ----
 
 def case_report_path_symlink(tmp):
