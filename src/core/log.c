@@ -16,8 +16,27 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum { CHUNKS_PER_SEGMENT = 64, MAX_SEGMENTS = 65536 }; /* 4 MiB segments, 256 GiB at most */
-#define SEGMENT_BYTES ((uint64_t)CHUNKS_PER_SEGMENT * HS_LOG_CHUNK_BYTES)
+/* The growing area is mapped (and its space reserved) a segment at a time.  Segments double
+ * from one chunk to CHUNKS_PER_SEGMENT (4 MiB), so a small log asks for little: a ring log's
+ * metadata takes 64 KiB at first, not 4 MiB (with 2 MB free, even log_size=128k failed).
+ * Segment s holds chunks [2^s - 1, 2^(s+1) - 1) up to s = DOUBLINGS, CHUNKS_PER_SEGMENT each
+ * after: 256 GiB at most. */
+enum { CHUNKS_PER_SEGMENT = 64, DOUBLINGS = 6, MAX_SEGMENTS = 65536 };
+_Static_assert(CHUNKS_PER_SEGMENT == 1 << DOUBLINGS, "segments double up to CHUNKS_PER_SEGMENT");
+
+static uint64_t segment_chunks(uint64_t s) { return s < DOUBLINGS ? 1ull << s : CHUNKS_PER_SEGMENT; }
+
+static uint64_t segment_start(uint64_t s)
+{
+    return s <= DOUBLINGS ? (1ull << s) - 1 : CHUNKS_PER_SEGMENT - 1 + CHUNKS_PER_SEGMENT * (s - DOUBLINGS);
+}
+
+static uint64_t segment_of(uint64_t index)
+{
+    if (index < CHUNKS_PER_SEGMENT - 1)
+        return 63 - (uint64_t)__builtin_clzll(index + 1);
+    return DOUBLINGS + (index - (CHUNKS_PER_SEGMENT - 1)) / CHUNKS_PER_SEGMENT;
+}
 
 static struct {
     atomic_bool on;
@@ -39,6 +58,7 @@ static struct {
     unsigned long module_adds;       /* the loader's dlpi_adds when the module map was written */
     uint32_t module_generation;
     atomic_bool warned;
+    char path[4096];                 /* the file this process writes (the template expanded) */
 } lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
 
 /* This thread's current event chunk. */
@@ -52,7 +72,7 @@ static void log_off(const char *what, int err)
     atomic_store(&lg.on, false);
     if (!atomic_exchange(&lg.warned, true))
         hs_say("hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
-               lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
+               lg.path[0] ? lg.path : lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
 }
 
 /* ---- the file's chunks ---- */
@@ -79,7 +99,7 @@ static uint8_t *map_at(uint64_t offset, uint64_t bytes)
 
 static hs_log_chunk_header *growing_chunk(uint64_t index)
 {
-    uint64_t s = index / CHUNKS_PER_SEGMENT;
+    uint64_t s = segment_of(index);
     if (s >= MAX_SEGMENTS) {
         log_off("the log reached its maximum size", EFBIG);
         return NULL;
@@ -88,13 +108,14 @@ static hs_log_chunk_header *growing_chunk(uint64_t index)
     if (!seg) {
         pthread_mutex_lock(&lg.grow_lock);
         seg = atomic_load(&lg.segments[s]);
-        if (!seg && (seg = map_at(lg.growing_offset + s * SEGMENT_BYTES, SEGMENT_BYTES)))
+        if (!seg && (seg = map_at(lg.growing_offset + segment_start(s) * HS_LOG_CHUNK_BYTES,
+                                  segment_chunks(s) * HS_LOG_CHUNK_BYTES)))
             atomic_store_explicit(&lg.segments[s], seg, memory_order_release);
         pthread_mutex_unlock(&lg.grow_lock);
         if (!seg)
             return NULL;
     }
-    return (hs_log_chunk_header *)(seg + (index % CHUNKS_PER_SEGMENT) * HS_LOG_CHUNK_BYTES);
+    return (hs_log_chunk_header *)(seg + (index - segment_start(s)) * HS_LOG_CHUNK_BYTES);
 }
 
 static void init_chunk(hs_log_chunk_header *c, uint16_t kind, uint64_t seq)
@@ -403,10 +424,11 @@ static void open_for_this_process(void)
 {
     const hs_options *o = lg.opt;
     bool full = !strcmp(o->log_mode, "full");
-    char template[4096], path[4096];
+    char template[4096], *path = lg.path;
     int rank;
     hs_expand_path(o->log, template, sizeof template, &rank);
-    if (hs_own_fd_take(&lg.file, hs_create_unique(template, O_RDWR, path, sizeof path)) < 0) {
+    snprintf(path, sizeof lg.path, "%s", template);
+    if (hs_own_fd_take(&lg.file, hs_create_unique(template, O_RDWR, path, sizeof lg.path)) < 0) {
         /* hs_create_unique's errno for a name that is not a file: say what the name is (before,
          * a symbolic link read "Too many levels of symbolic links" and /dev/full "No such device") */
         int err = errno;
@@ -485,7 +507,7 @@ static void unmap_all(void)
         uint8_t *seg = atomic_load(&lg.segments[s]);
         if (!seg)
             break;
-        munmap(seg, SEGMENT_BYTES);
+        munmap(seg, segment_chunks((uint64_t)s) * HS_LOG_CHUNK_BYTES);
         atomic_store(&lg.segments[s], NULL);
     }
     lg.header = NULL;
@@ -509,6 +531,7 @@ void hs_log_after_fork(void)
     atomic_store(&lg.next_growing, 0);
     lg.meta_seq = 0;
     lg.module_generation = 0;
+    lg.path[0] = 0;
     atomic_store(&lg.warned, false);
 }
 

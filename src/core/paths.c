@@ -3,24 +3,55 @@
 #include "paths.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a rank can be: digits, or a short name of letters, digits, '-' and '_'.  Anything else
+ * (a '/', "..") would put the file somewhere else than the template says. */
+static bool rank_ok(const char *v)
+{
+    size_t n = strlen(v);
+    if (n == 0 || n > HS_RANK_MAX)
+        return false;
+    for (const char *p = v; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+            return false;
+    return true;
+}
+
+static bool all_digits(const char *v)
+{
+    for (; *v; v++)
+        if (!isdigit((unsigned char)*v))
+            return false;
+    return true;
+}
+
 static const char *rank_string(char *buf, size_t len, int *rank)
 {
     static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "LOCAL_RANK"};
+    static atomic_bool refused_said;
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = hs_getenv(vars[i]); /* a log opened from .preinit_array: see util.c */
-        if (v && *v) {
-            *rank = atoi(v);
-            snprintf(buf, len, "%s", v);
-            return buf;
+        if (!v || !*v)
+            continue;
+        if (!rank_ok(v)) {
+            if (!atomic_exchange(&refused_said, true))
+                hs_say("hipshadow: %s='%.64s%s' is not a rank (digits, or up to %d letters, digits, '-' and '_'); "
+                       "%%r does not take it\n", vars[i], v, strlen(v) > 64 ? "..." : "", HS_RANK_MAX);
+            continue;
         }
+        *rank = all_digits(v) ? atoi(v) : -1;
+        snprintf(buf, len, "%s", v);
+        return buf;
     }
     *rank = -1;
     return "norank";
@@ -28,7 +59,7 @@ static const char *rank_string(char *buf, size_t len, int *rank)
 
 void hs_expand_path(const char *template, char *out, size_t len, int *rank)
 {
-    char host[64] = "host", exe[512] = "exe", rank_buf[32];
+    char host[64] = "host", exe[512] = "exe", rank_buf[HS_RANK_MAX + 1];
     int no_rank;
     gethostname(host, sizeof host - 1);
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -148,6 +148,23 @@ def case_report_path_symlink(tmp):
         check(stat.S_IMODE(os.stat(own).st_mode) == 0o600, f"taken-1.txt is mode 0600 (got {oct(os.stat(own).st_mode)})")
 
 
+def case_rank_refused(tmp):
+    """%r takes only what a rank can be: RANK=../../escaped would have put the log two
+    directories up.  Refused, said once; another rank variable that is a rank is taken instead."""
+    os.makedirs(f"{tmp}/a/b")
+    proc = run(["--log", f"{tmp}/a/b/%r.log", "--findings", f"{tmp}/a/b/f.%r.json"], [SEED003],
+               env_extra={"RANK": "../../escaped"})
+    check(not os.path.exists(f"{tmp}/escaped.log") and not os.path.exists(f"{tmp}/f.escaped.json")
+          and sorted(os.listdir(tmp)) == ["a"], f"nothing was written outside a/b (got {sorted(os.listdir(tmp))})")
+    check(sorted(os.listdir(f"{tmp}/a/b")) == ["f.norank.json", "norank.log"],
+          f"the files are named norank (got {sorted(os.listdir(f'{tmp}/a/b'))})")
+    check(proc.stderr.count("hipshadow: RANK='../../escaped' is not a rank") == 1, "the refusal is said once")
+    shutil.rmtree(f"{tmp}/a/b")
+    os.makedirs(f"{tmp}/a/b")
+    run(["--log", f"{tmp}/a/b/%r.log"], [SEED003], env_extra={"RANK": "x/y", "LOCAL_RANK": "3"})
+    check(os.listdir(f"{tmp}/a/b") == ["3.log"], f"LOCAL_RANK=3 is taken (got {os.listdir(f'{tmp}/a/b')})")
+
+
 def case_findings_full_disk(tmp):
     """findings= on a full disk (a 64 KiB tmpfs): every line in the file is a whole finding, and
     the message says what became of the one that did not fit.  Before, the last line was torn and
@@ -175,6 +192,22 @@ def case_findings_full_disk(tmp):
         check(len(said) == 1 and re.fullmatch(re.escape(mnt) + r"/r\.\d+\.txt", said[0]),
               f"report_path's full disk is said once, naming the file (got {said})")
         check("ERROR: hipshadow: out-of-bounds" in proc.stderr and summary_line(proc.stderr), "the report is on stderr")
+
+
+def case_log_small_disk(tmp):
+    """A ring log of 128k on a disk with 2 MB free: its metadata is sized by need (before, 4 MiB
+    were reserved up front, and the log failed entirely).  On a disk too small even for the ring,
+    the warning names the file, not the template."""
+    with Tmpfs(f"{tmp}/mnt", "2m") as mnt:
+        proc = run(["--log", f"{mnt}/hs.%p.log", "--option", "log_size=128k"], [SEED003])
+        logs = os.listdir(mnt)
+        check("post-mortem log" not in proc.stderr, "no warning about the log")
+        check(len(logs) == 1 and os.path.getsize(f"{mnt}/{logs[0]}") > 128 * 1024, f"the log was written ({logs})")
+    with Tmpfs(f"{tmp}/mnt2", "64k") as mnt:
+        proc = run(["--log", f"{mnt}/hs.%p.log", "--option", "log_size=128k"], [SEED003])
+        said = re.findall(r"post-mortem log '([^']*)': cannot reserve space", proc.stderr)
+        check(len(said) == 1 and re.fullmatch(re.escape(mnt) + r"/hs\.\d+\.log", said[0]),
+              f"the warning names the log's file (got {said})")
 
 
 if __name__ == "__main__":
