@@ -5,7 +5,9 @@
  *   hipshadow --version | [--cuda] --print-lib
  *
  * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, and execs
- * the program, so the exit status is the program's own.
+ * the program, so the exit status is the program's own.  A value with a separator of the options
+ * grammar in it (':', ',', a space) is put in quotes, so it stays one value: a findings path with
+ * a space, or one with ":exitcode=77" in it, is the path it says.
  *
  * The preload library is, in this order: --lib; $HIPSHADOW_LIB (HIP only); <dir>/HS_BINDIR_TO_LIBDIR
  * where <dir> is the launcher's own directory (an installed tree, wherever it was moved or
@@ -91,11 +93,65 @@ static const char *find_library(const char *explicit_lib, const char *name, char
     return NULL;
 }
 
-static int append(char *opts, size_t cap, const char *key, const char *value)
+/* HIPSHADOW_OPTIONS as it grows: the inherited text, then the flags' key=value pairs.  No size
+ * limit of its own (before, 64 KiB; the rest was dropped without a word). */
+static char *opts;
+static size_t opts_len;
+
+static int is_separator(char c) { return c == ':' || c == ',' || c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* The quote that keeps value whole in the options grammar (options.c): none when it needs none,
+ * else one it does not contain; -1 when it holds both quotes and needs one (it cannot be said). */
+static int quote_for(const char *value)
 {
-    size_t used = strlen(opts);
-    int w = snprintf(opts + used, cap - used, "%s%s%s%s", used ? ":" : "", key ? key : "", key ? "=" : "", value);
-    return w < 0 || (size_t)w >= cap - used ? -1 : 0;
+    int needs = value[0] == '\'' || value[0] == '"';
+    for (const char *p = value; *p && !needs; p++)
+        needs = is_separator(*p);
+    if (!needs)
+        return 0;
+    return !strchr(value, '\'') ? '\'' : !strchr(value, '"') ? '"' : -1;
+}
+
+/* Whether value is already one quoted value: "..." or '...' with no other such quote inside. */
+static int quoted_whole(const char *value)
+{
+    size_t n = strlen(value);
+    char q = value[0];
+    return n >= 2 && (q == '\'' || q == '"') && value[n - 1] == q && !memchr(value + 1, q, n - 2);
+}
+
+/* Appends key=value (value quoted as needed); key NULL: value is "key=value" from --option. */
+static int append(const char *key, const char *value)
+{
+    const char *eq = key ? NULL : strchr(value, '=');
+    size_t klen = key ? strlen(key) : (size_t)(eq - value);
+    if (!key) {
+        key = value;
+        value = eq + 1;
+    }
+    int q = quoted_whole(value) ? 0 : quote_for(value);
+    if (q < 0)
+        return -1;
+    char quote[2] = {(char)q, 0}; /* "" when none */
+    size_t need = opts_len + 1 + klen + 1 + strlen(value) + 2 + 1;
+    char *grown = realloc(opts, need);
+    if (!grown)
+        return -2;
+    opts = grown;
+    int w = snprintf(opts + opts_len, need - opts_len, "%s%.*s=%s%s%s", opts_len ? ":" : "", (int)klen, key, quote,
+                     value, quote);
+    if (w < 0)
+        return -2;
+    opts_len += (size_t)w;
+    return 0;
+}
+
+/* A path LD_PRELOAD can hold: the loader splits its list at spaces and colons, so a library in
+ * "/tmp/sp ace/" would be looked for as "/tmp/sp" and "ace/...", not found, and the program would
+ * run unchecked with no word said. */
+static int preloadable(const char *path)
+{
+    return !strpbrk(path, " \t\n:");
 }
 
 static int is_integer(const char *s)
@@ -133,9 +189,11 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return run_report(argv + 1);
-    static char opts[65536];
     const char *existing = getenv("HIPSHADOW_OPTIONS");
-    snprintf(opts, sizeof opts, "%s", existing ? existing : "");
+    opts = strdup(existing ? existing : "");
+    if (!opts)
+        return 2;
+    opts_len = strlen(opts);
     const char *lib_arg = NULL, *lib_name = "libhipshadow.so";
     int print_lib = 0;
     int i = 1;
@@ -170,28 +228,35 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--mode")) {
             if (strcmp(v, "warn") && strcmp(v, "block") && strcmp(v, "abort"))
                 return die("--mode: '%s' is not one of warn, block, abort", v);
-            rc = append(opts, sizeof opts, "mode", v);
+            rc = append("mode", v);
         } else if (!strcmp(a, "--findings")) {
-            rc = append(opts, sizeof opts, "findings", v);
+            rc = append("findings", v);
         } else if (!strcmp(a, "--exitcode")) {
             if (!is_integer(v))
                 return die("--exitcode: '%s' is not an integer", v);
-            rc = append(opts, sizeof opts, "exitcode", v);
+            rc = append("exitcode", v);
         } else if (!strcmp(a, "--log")) {
-            rc = append(opts, sizeof opts, "log", v);
+            rc = append("log", v);
         } else if (!strcmp(a, "--report-path")) {
-            rc = append(opts, sizeof opts, "report_path", v);
+            rc = append("report_path", v);
         } else if (!strcmp(a, "--option")) {
-            if (!strchr(v, '='))
+            const char *eq = strchr(v, '=');
+            int key_ok = eq && eq > v;
+            for (const char *p = v; key_ok && p < eq; p++)
+                key_ok = !is_separator(*p) && *p != '\'' && *p != '"';
+            if (!key_ok)
                 return die("--option: '%s' is not key=value", v);
-            rc = append(opts, sizeof opts, NULL, v);
+            rc = append(NULL, v);
         } else if (!strcmp(a, "--lib")) {
             lib_arg = v;
         } else {
             return die("unknown argument '%s'", a);
         }
+        if (rc == -1)
+            return die("%s: the value needs quotes (it has ':', ',' or a space, or starts with a quote) and holds "
+                       "both quote characters; the options grammar cannot hold it", a);
         if (rc)
-            return die("%s: options too long", a);
+            return die("%s: out of memory", a);
     }
     if (i >= argc && !print_lib)
         return die("%s", "no program to run");
@@ -208,11 +273,18 @@ int main(int argc, char **argv)
         return 2;
     }
     char resolved[PATH_MAX];
-    if (realpath(lib, resolved))
+    /* resolved, unless only the resolved path has what LD_PRELOAD cannot hold (a link to it) */
+    if (realpath(lib, resolved) && (preloadable(resolved) || !preloadable(lib) || lib[0] != '/'))
         lib = resolved;
     if (print_lib) {
         printf("%s\n", lib);
         return 0;
+    }
+    if (!preloadable(lib)) {
+        fprintf(stderr, "hipshadow: the preload library's path '%s' has a space or a colon, and LD_PRELOAD splits "
+                        "its list there: the program would run unchecked. Install hipshadow under a path without "
+                        "them, or give --lib a copy of the library, or a link to it, whose path has none\n", lib);
+        return 2;
     }
     const char *old = getenv("LD_PRELOAD");
     /* A sanitized build (meson -Db_sanitize=address or thread, tests/sanitizers.sh): the library

@@ -405,10 +405,15 @@ int hs_options_parse(hs_options *o, const char *text, FILE *warn)
         const char *v0 = p;
         while (*p && (quote ? *p != quote : !is_separator(*p)))
             p++;
-        size_t vlen = (size_t)(p - v0);
         bool closed = !quote || *p == quote;
         if (quote && *p == quote)
             p++;
+        if (!closed) { /* refused, and only up to the next separator: what follows (the launcher's
+                        * own flags, after an inherited text) is parsed as it would be */
+            for (p = v0; *p && !is_separator(*p); p++)
+                ;
+        }
+        size_t vlen = (size_t)(p - v0) - (quote && closed);
 
         problems++; /* undone below when the value is taken */
         if (klen == 0) {

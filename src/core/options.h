@@ -1,4 +1,7 @@
-/* Options from HIPSHADOW_OPTIONS, in the sanitizer grammar: key=value:key=value. */
+/* Options from HIPSHADOW_OPTIONS, in the sanitizer grammar: key=value:key=value.  Pairs are
+ * separated by ':', ',' or white space; a value in single or double quotes is taken whole, up to
+ * the same quote (it cannot hold that quote).  A value whose quote is never closed is refused,
+ * and the text after it is parsed from the first separator after the quote. */
 #ifndef HS_OPTIONS_H
 #define HS_OPTIONS_H
 

@@ -210,6 +210,74 @@ def case_log_small_disk(tmp):
               f"the warning names the log's file (got {said})")
 
 
+# ---- the launcher and the options text ----
+
+def case_launcher_quotes_values(tmp):
+    """A value with a space, a comma or a colon is one value: the launcher quotes it."""
+    os.mkdir(f"{tmp}/my dir")
+    proc = run(["--findings", f"{tmp}/my dir/f.json", "--log", f"{tmp}/my dir/a,b.log"], [SEED003])
+    check(os.path.exists(f"{tmp}/my dir/f.json") and kinds_in(f"{tmp}/my dir/f.json").get("out-of-bounds") == 1,
+          "findings in 'my dir/f.json'")
+    check(os.path.exists(f"{tmp}/my dir/a,b.log"), "the log is 'my dir/a,b.log'")
+    check(not os.path.exists(f"{tmp}/my") and "unknown option" not in proc.stderr, "no 'my', no stray option")
+
+    proc = run(["--findings", f"{tmp}/f.json:exitcode=77"], [SEED003])
+    check(proc.returncode == 0, f"a colon in the value sets no exit code (exit {proc.returncode})")
+    check(os.path.exists(f"{tmp}/f.json:exitcode=77"), "the findings file is named as given")
+
+    with open(f"{tmp}/s:1.supp", "w") as f:
+        f.write("out-of-bounds:main\n")
+    run(["--findings", f"{tmp}/g.json", "--option", f"suppressions={tmp}/s:1.supp"], [SEED003])
+    check("out-of-bounds" not in kinds_in(f"{tmp}/g.json"), "--option key=value with a colon in the value")
+    proc = run(["--option", "log=\"has'both: quotes\""], [SEED003])
+    check(proc.returncode == 0 and os.path.exists(f"{tmp}/has'both: quotes"), "an already quoted --option value is kept")
+    proc = run(["--findings", "a b'\""], [SEED003])
+    check(proc.returncode == 2 and "both quote characters" in proc.stderr, "a value the grammar cannot hold is refused")
+
+
+def case_launcher_lib_path_with_space(tmp):
+    """The launcher and library installed under a directory with a space (the build tree's
+    layout: tools/hipshadow, src/libhipshadow.so): LD_PRELOAD cannot hold that path, so the
+    launcher refuses, by name, instead of running the program unchecked."""
+    lib = subprocess.run([launcher, "--print-lib"], capture_output=True, text=True).stdout.strip()
+    root = f"{tmp}/sp ace"
+    os.makedirs(f"{root}/tools")
+    os.makedirs(f"{root}/src")
+    shutil.copy2(launcher, f"{root}/tools/hipshadow")
+    shutil.copy2(lib, f"{root}/src/libhipshadow.so")
+    proc = run(["--exitcode", "9"], [SEED003], exe=f"{root}/tools/hipshadow")
+    check(proc.returncode == 2, f"refused with status 2 (got {proc.returncode})")
+    check(f"the preload library's path '{root}/src/libhipshadow.so' has a space or a colon" in proc.stderr,
+          "the message names the path and why")
+    check("seed003" not in proc.stdout and "hipMemcpyDtoH returned" not in proc.stdout, "the program did not run")
+    os.symlink(f"{root}/src/libhipshadow.so", f"{tmp}/libhs.so")  # a link whose own path has no space
+    proc = run(["--lib", f"{tmp}/libhs.so", "--findings", f"{tmp}/f.json"], [SEED003], exe=f"{root}/tools/hipshadow")
+    check(proc.returncode == 0 and os.path.exists(f"{tmp}/f.json") and
+          kinds_in(f"{tmp}/f.json").get("out-of-bounds") == 1, "--lib through such a link: the program runs checked")
+
+
+def case_long_options(tmp):
+    """HIPSHADOW_OPTIONS of 72 KB inherited, alone and then with the launcher's flags: all taken
+    (before, cut at 65,535 bytes without a word, and with flags the launcher gave up)."""
+    inherited = "verbosity=0:" * 6000
+    proc = run([], [SEED003], inherited=inherited + "exitcode=9")
+    check(proc.returncode == 9, f"the inherited text's last option, exitcode=9, applies (exit {proc.returncode})")
+    proc = run(["--exitcode", "9", "--findings", f"{tmp}/f.json"], [SEED003], inherited=inherited)
+    check(proc.returncode == 9, f"--exitcode 9 applies (exit {proc.returncode})")
+    check(os.path.exists(f"{tmp}/f.json"), "--findings applies")
+    check("hipshadow: option" not in proc.stderr, "no option was refused")
+
+
+def case_unclosed_quote_inherited(tmp):
+    """An unclosed quote in the inherited HIPSHADOW_OPTIONS is named, and the launcher's own
+    flags after it still apply (before: swallowed into the value; mode warn, exit 0)."""
+    proc = run(["--mode", "block", "--exitcode", "9"], [SEED003], inherited=f"findings='{tmp}/x.json")
+    check(proc.returncode == 9, f"--exitcode 9 applies (exit {proc.returncode})")
+    check("action: blocked (mode=block)" in proc.stderr, "--mode block applies")
+    check(proc.stderr.count(f"option 'findings': value '{tmp}/x.json' has no closing quote (')") == 1,
+          "the unclosed quote is named once")
+
+
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HS_HARDEN_TMP"] = tmp  # the programs' working directory: relative names land here

@@ -69,6 +69,11 @@ def tokenize(text):
         closed = quote is None or (p < n and text[p] == quote)
         if quote is not None and closed:
             p += 1
+        if not closed:  # refused up to the next separator; the rest is parsed on from there
+            p = v0
+            while p < n and not is_sep(text[p]):
+                p += 1
+            value = text[v0:p]
         items.append(("kv", key, value, closed))
     return items
 

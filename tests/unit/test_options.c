@@ -273,8 +273,20 @@ static void long_keys_and_values(void)
     /* other malformed text */
     REFUSED(&o, "=5", "a value with no option name before its '=' ('5'); ignored");
     REFUSED(&o, "findings='/tmp/x", "option 'findings': value '/tmp/x' has no closing quote (')");
-    REFUSED(&o, "findings='/tmp/x:log=y", "option 'findings': value '/tmp/x:log=y' has no closing quote ('); keeping the default (\"\")");
+    /* an unclosed quote is refused up to the next separator, and eats nothing after it (an
+     * inherited HIPSHADOW_OPTIONS ending in one swallowed the launcher's flags) */
+    REFUSED(&o, "findings='/tmp/x:log=y:exitcode=9",
+            "option 'findings': value '/tmp/x' has no closing quote ('); keeping the default (\"\")");
     CHECK(!strcmp(o.findings, ""));
+    CHECK(!strcmp(o.log, "y"));
+    CHECK_EQ(o.exitcode, 9);
+    free(o.log);
+    msg = NULL;
+    CHECK_EQ(parse(&o, "log=\"a b:mode=block", &msg), 2); /* then 'b' with no value, then mode=block */
+    CHECK(strstr(msg, "option 'log': value 'a' has no closing quote (\")") != NULL);
+    CHECK(strstr(msg, "option 'b' has no value") != NULL);
+    CHECK_EQ(o.mode, HS_MODE_BLOCK);
+    free(msg);
     REFUSED(&o, "mode=\"\x01\x7f\"", "bad value '\\x01\\x7f'"); /* control characters escaped: one line */
     free(text);
 }
