@@ -50,9 +50,12 @@ static void load_suppressions(const char *path)
             fclose(f);
         return;
     }
-    char line[1024];
+    /* whole lines, however long: a line cut at a buffer's end made its tail a line of its own (a
+     * long comment's tail became a rule) */
+    char *line = NULL;
+    size_t cap = 0;
     int lineno = 0, bad = 0, first_bad = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
         char *p = line;
@@ -84,6 +87,7 @@ static void load_suppressions(const char *path)
         pol.rules = grown;
         pol.rules[pol.n_rules++] = (suppression){kind, pattern};
     }
+    free(line);
     fclose(f);
     if (bad == 1)
         hs_say("hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,

@@ -210,6 +210,17 @@ def case_log_small_disk(tmp):
               f"the warning names the log's file (got {said})")
 
 
+def case_suppressions_long_line(tmp):
+    """A suppressions line longer than 1023 bytes is one line: the tail of a long comment is not
+    a rule (before, 'out-of-bounds:main' after 1021 x's silenced the finding)."""
+    with open(f"{tmp}/supp", "w") as f:
+        f.write("# " + "x" * 1021 + "out-of-bounds:main\n")
+        f.write("runtime-error:hipMemcpyDto[" + "H" * 3000 + "]\n")  # a long rule is a rule
+    run(["--findings", f"{tmp}/f.json", "--option", f"suppressions={tmp}/supp"], [SEED003])
+    got = kinds_in(f"{tmp}/f.json")
+    check(got == {"out-of-bounds": 1}, f"the out-of-bounds finding stays, no runtime error (got {got})")
+
+
 # ---- the launcher and the options text ----
 
 def case_launcher_quotes_values(tmp):
