@@ -363,33 +363,36 @@ static void lookup_rows(void)
     le_end();
 }
 
-/* The failing launches ask for a block of 2048 threads; the succeeding ones are each a kernel's
- * first. */
+static void not_a_kernel(void) {}
+const void *const le_not_a_kernel = (const void *)not_a_kernel;
+
+/* The failing launches launch a host function, which is no kernel (a bad geometry would say
+ * cudaErrorInvalidValue, the very code a leaked cudaFuncGetParamInfo leaves); the succeeding ones
+ * are each a kernel's first launch. */
 static void launch_rows(const le_res *r, cudaGraph_t graph)
 {
     int *p = (int *)r->dev, value = 7;
     long long offset = 1;
     void *args[] = {&p, &offset, &value};
-    const dim3 one = le_dim(1, 1), too_big = le_dim(2048, 1);
+    const dim3 one = le_dim(1, 1);
 
     le_row("cudaLaunchKernel");
-    FAIL(cudaLaunchKernel(le_poke, one, too_big, args, 0, r->stream));
+    FAIL(cudaLaunchKernel(le_not_a_kernel, one, one, args, 0, r->stream));
     OK(cudaLaunchKernel(le_fresh[0], one, one, args, 0, r->stream));
     le_end();
 
     cudaLaunchConfig_t config;
     memset(&config, 0, sizeof config);
     config.gridDim = one;
-    config.blockDim = too_big;
+    config.blockDim = one;
     config.stream = r->stream;
     le_row("cudaLaunchKernelExC");
-    FAIL(cudaLaunchKernelExC(&config, le_poke, args));
-    config.blockDim = one;
+    FAIL(cudaLaunchKernelExC(&config, le_not_a_kernel, args));
     OK(cudaLaunchKernelExC(&config, le_fresh[2], args));
     le_end();
 
     le_row("cudaLaunchCooperativeKernel");
-    FAIL(cudaLaunchCooperativeKernel(le_poke, one, too_big, args, 0, r->stream));
+    FAIL(cudaLaunchCooperativeKernel(le_not_a_kernel, one, one, args, 0, r->stream));
     OK(cudaLaunchCooperativeKernel(le_fresh[4], one, one, args, 0, r->stream));
     le_end();
 
@@ -416,15 +419,16 @@ static void launch_rows(const le_res *r, cudaGraph_t graph)
     printf("host functions and callbacks: %d calls\n", host_fn_calls);
 }
 
-/* poke writes 1 GiB past its buffer: the context is lost, every call that uses it says so again
- * (and sets the last error again), a call that does not use it succeeds.  (When the launch's own
- * last error shows the fault is a race on a GPU: it is not printed.) */
+/* poke writes to freed memory: the context is lost, every call that uses it says so again (and
+ * sets the last error again), a call that does not use it succeeds.  (When the launch's own last
+ * error shows the fault is a race on a GPU: it is not printed.) */
 static void sticky_rows(const le_res *r)
 {
-    int *p = (int *)r->dev, value = 7;
-    long long offset = 1ll << 28;
+    int *p = NULL, value = 7, device = 0;
+    long long offset = 0;
     void *args[] = {&p, &offset, &value}, *q = NULL;
-    int device = 0;
+    MUST(cudaMalloc((void **)&p, 64 << 20)); /* a range of its own, unmapped once freed */
+    MUST(cudaFree(p));
     le_row("sticky fault");
     cudaError_t launched = cudaLaunchKernel(le_poke, le_dim(1, 1), le_dim(1, 1), args, 0, r->stream);
     printf(" launch %s;", cudaGetErrorName(launched));
@@ -456,7 +460,7 @@ int main(void)
     MUST(cudaStreamCreate(&r.stream));
     MUST(cudaEventCreate(&r.event));
     MUST(cudaEventRecord(r.event, r.stream));
-    /* poke's first launch, out of the rows: the failing launches use it. */
+    /* poke's first launch, out of the rows: the sticky fault's launch is not its first. */
     int *p = (int *)r.dev, value = 7;
     long long offset = 0;
     void *args[] = {&p, &offset, &value};

@@ -21,6 +21,8 @@ extern "C" {
  * last_error_kernels.cu; on the simulator, tests/simcuda/last_error_kernels.c. */
 extern const void *const le_poke;
 extern const void *const le_fresh[6];
+/* A host function that is no kernel: launching it fails (cudaErrorInvalidResourceHandle). */
+extern const void *const le_not_a_kernel;
 
 /* What the rows work on, made by last_error.c. */
 typedef struct le_res {

@@ -169,25 +169,24 @@ static void launch_rows(const le_res *r)
     int *p = (int *)r->dev, value = 7;
     long long offset = 2;
     void *args[] = {&p, &offset, &value};
-    const dim3 one = le_dim(1, 1), too_big = le_dim(2048, 1);
+    const dim3 one = le_dim(1, 1);
 
     le_row("cudaLaunchKernel_ptsz");
-    FAIL(cudaLaunchKernel(le_poke, one, too_big, args, 0, 0));
+    FAIL(cudaLaunchKernel(le_not_a_kernel, one, one, args, 0, 0));
     OK(cudaLaunchKernel(le_fresh[1], one, one, args, 0, 0));
     le_end();
 
     cudaLaunchConfig_t config;
     memset(&config, 0, sizeof config);
     config.gridDim = one;
-    config.blockDim = too_big;
-    le_row("cudaLaunchKernelExC_ptsz");
-    FAIL(cudaLaunchKernelExC(&config, le_poke, args));
     config.blockDim = one;
+    le_row("cudaLaunchKernelExC_ptsz");
+    FAIL(cudaLaunchKernelExC(&config, le_not_a_kernel, args));
     OK(cudaLaunchKernelExC(&config, le_fresh[3], args));
     le_end();
 
     le_row("cudaLaunchCooperativeKernel_ptsz");
-    FAIL(cudaLaunchCooperativeKernel(le_poke, one, too_big, args, 0, 0));
+    FAIL(cudaLaunchCooperativeKernel(le_not_a_kernel, one, one, args, 0, 0));
     OK(cudaLaunchCooperativeKernel(le_fresh[5], one, one, args, 0, 0));
     le_end();
 

@@ -474,7 +474,8 @@ static CUresult capture_allows_wait(sim_stream *st)
 static CUresult submit(sim_op *op, CUstream s, int ptds, int async)
 {
     sim_stream *st = stream_of(s, ptds);
-    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : async ? CUDA_SUCCESS : capture_allows_wait(st);
+    /* Work on the legacy stream would wait for a captured blocking stream, even queued work. */
+    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : async && st != &sim.legacy ? CUDA_SUCCESS : capture_allows_wait(st);
     if (e != CUDA_SUCCESS) {
         free(op->owned);
         return e;

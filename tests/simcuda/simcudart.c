@@ -815,7 +815,9 @@ RT_EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char 
 /* The module stays loaded: its kernels' stubs may outlive the registration in this simulator. */
 RT_EXPORT void __cudaUnregisterFatBinary(void **handle) { (void)handle; }
 
-/* The kernel behind a host stub, on the calling thread's device (context bound). */
+/* The kernel behind a host stub, on the calling thread's device (context bound).  A pointer that is
+ * no registered stub is cudaErrorInvalidResourceHandle, as CUDA 13 answers (it takes it for a
+ * cudaKernel_t, and finds none). */
 static cudaError_t kernel_of(const void *stub, CUfunction *f)
 {
     pthread_mutex_lock(&rt.lock);
@@ -833,17 +835,17 @@ static cudaError_t kernel_of(const void *stub, CUfunction *f)
     }
     *f = k ? k->fn[thread_device] : NULL;
     pthread_mutex_unlock(&rt.lock);
-    return !k || r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : from_cu(r);
+    return !k ? cudaErrorInvalidResourceHandle : r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : from_cu(r);
 }
 
-/* What the runtime refuses before any driver call (as CUDA 13 answers on an H100): a grid or
- * block with a dimension of 0, cudaErrorInvalidValue; a block of more than 1024 threads,
- * cudaErrorInvalidConfiguration. */
+/* What the runtime refuses before any driver call, as CUDA 13 answers on an H100: a grid or
+ * block with a dimension of 0, or a block of more than 1024 threads, cudaErrorInvalidValue. */
 static cudaError_t bad_geometry(dim3 grid, dim3 block)
 {
-    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z)
-        return cudaErrorInvalidValue;
-    return (unsigned long long)block.x * block.y * block.z > 1024 ? cudaErrorInvalidConfiguration : cudaSuccess;
+    return !grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
+                   (unsigned long long)block.x * block.y * block.z > 1024
+               ? cudaErrorInvalidValue
+               : cudaSuccess;
 }
 
 static cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s, int ptds,
