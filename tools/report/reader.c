@@ -1,13 +1,15 @@
 #define _GNU_SOURCE
 #include "reader.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+enum { MAX_DAMAGE = 1000 }; /* messages kept per log; a log of garbage is counted past that */
 
 static const char *const kind_names[] = {
 #define HS_KIND(id, name, sev) name,
@@ -24,18 +26,95 @@ const char *hsr_direction_name(unsigned dir)
     return dir < 5 ? names[dir] : "none";
 }
 
+/* Room for one more of n items of `size` bytes in *items (cap allocated), doubling. */
+static bool grow(void *items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *grown = realloc(*(void **)items, c * size);
+    if (!grown)
+        return false;
+    *(void **)items = grown;
+    *cap = c;
+    return true;
+}
+
 static void damage(hsr_log *log, const char *fmt, ...)
 {
+    if (log->n_damage >= MAX_DAMAGE) {
+        log->damage_unlisted++;
+        return;
+    }
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char **grown = realloc(log->damage, (log->n_damage + 1) * sizeof *grown);
-    if (!grown)
+    char *copy = strdup(buf);
+    if (!copy || !grow(&log->damage, (size_t)log->n_damage, &log->damage_cap, sizeof *log->damage)) {
+        free(copy);
         return;
-    log->damage = grown;
-    log->damage[log->n_damage++] = strdup(buf);
+    }
+    log->damage[log->n_damage++] = copy;
+}
+
+/* Where a log's bytes come from: a file, read with pread, or a buffer in memory. */
+typedef struct source {
+    int fd;                          /* -1: buf */
+    const uint8_t *buf;
+    uint64_t size;
+} source;
+
+/* Copies len bytes at off into dst; false when they cannot all be read. */
+static bool read_at(const source *src, uint64_t off, void *dst, size_t len)
+{
+    if (off > src->size || len > src->size - off)
+        return false;
+    if (src->fd < 0) {
+        memcpy(dst, src->buf + off, len);
+        return true;
+    }
+    for (size_t done = 0; done < len;) {
+        ssize_t n = pread(src->fd, (uint8_t *)dst + done, len - done, (off_t)(off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += (size_t)n;
+    }
+    return true;
+}
+
+/* The bytes [off, off + len) for as long as the set lives: in place for a buffer, else a copy
+ * the log owns.  NULL when they cannot be read. */
+static const uint8_t *hold(hsr_log *log, const source *src, uint64_t off, size_t len)
+{
+    if (src->fd < 0)
+        return off <= src->size && len <= src->size - off ? src->buf + off : NULL;
+    if (!grow(&log->blocks, log->n_blocks, &log->blocks_cap, sizeof *log->blocks))
+        return NULL;
+    uint8_t *b = malloc(len ? len : 1);
+    if (!b || !read_at(src, off, b, len)) {
+        free(b);
+        return NULL;
+    }
+    log->blocks[log->n_blocks++] = b;
+    return b;
+}
+
+/* The first chunk at or after `off` (chunks start at `base`) that may hold data: the holes of a
+ * sparse file are passed over without reading them. */
+static uint64_t next_chunk(const source *src, uint64_t base, uint64_t off)
+{
+    if (src->fd < 0)
+        return off;
+    off_t d = lseek(src->fd, (off_t)off, SEEK_DATA);
+    if (d < 0)
+        return errno == ENXIO ? src->size : off; /* ENXIO: holes to the end; else no hole information */
+    if ((uint64_t)d <= off)
+        return off;
+    return base + ((uint64_t)d - base) / HS_LOG_CHUNK_BYTES * HS_LOG_CHUNK_BYTES;
 }
 
 static void add_event(hsr_set *set, uint32_t log, uint16_t type, const void *rec, uint64_t time)
@@ -90,11 +169,11 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: module record longer than its size", (unsigned long long)off);
             return;
         }
-        hsr_module *grown = realloc(log->modules, (log->n_modules + 1) * sizeof *grown);
-        if (!grown)
+        if (!grow(&log->modules, (size_t)log->n_modules, &log->modules_cap, sizeof *log->modules))
             return;
-        log->modules = grown;
         char *path = strndup((const char *)p + sizeof m + m.n_segments * sizeof(hs_log_segment), m.path_bytes);
+        if (!path)
+            return;
         log->modules[log->n_modules++] = (hsr_module){path, m.load_bias, m.generation,
                                                       (const hs_log_segment *)(p + sizeof m), m.n_segments};
     } else if (type == HS_LOG_STACK) {
@@ -104,10 +183,8 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: stack record longer than its size", (unsigned long long)off);
             return;
         }
-        hsr_stack *grown = realloc(log->stacks, (log->n_stacks + 1) * sizeof *grown);
-        if (!grown)
+        if (!grow(&log->stacks, log->n_stacks, &log->stacks_cap, sizeof *log->stacks))
             return;
-        log->stacks = grown;
         log->stacks[log->n_stacks++] = (hsr_stack){s.id, s.n_frames, p + sizeof s};
     } else if (type == HS_LOG_API_NAME) {
         hs_log_api_name a;
@@ -137,10 +214,8 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: kernel-name record with id 0: skipped", (unsigned long long)off);
             return;
         }
-        hsr_kname *grown = realloc(log->kernel_names, (log->n_kernel_names + 1) * sizeof *grown);
-        if (!grown)
+        if (!grow(&log->kernel_names, log->n_kernel_names, &log->kernel_names_cap, sizeof *log->kernel_names))
             return;
-        log->kernel_names = grown;
         char *name = demangled(strndup((const char *)p + sizeof k, k.name_bytes));
         if (name)
             log->kernel_names[log->n_kernel_names++] = (hsr_kname){k.id, name};
@@ -168,15 +243,19 @@ static uint64_t event_time(uint16_t type, const uint8_t *p)
     return t;
 }
 
-static void parse_chunk(hsr_set *set, uint32_t index, const uint8_t *chunk, uint64_t avail, uint64_t off)
+static void parse_chunk(hsr_set *set, uint32_t index, const source *src, uint64_t off)
 {
     hsr_log *log = &set->logs[index];
+    uint64_t avail = src->size - off;
     hs_log_chunk_header h;
     if (avail < sizeof h) {
         damage(log, "offset %llu: the file ends inside a chunk header (truncated)", (unsigned long long)off);
         return;
     }
-    memcpy(&h, chunk, sizeof h);
+    if (!read_at(src, off, &h, sizeof h)) {
+        damage(log, "offset %llu: the chunk header cannot be read: chunk skipped", (unsigned long long)off);
+        return;
+    }
     if (h.magic == 0)
         return; /* reserved space never written */
     if (h.magic != HS_LOG_CHUNK_MAGIC) {
@@ -195,9 +274,16 @@ static void parse_chunk(hsr_set *set, uint32_t index, const uint8_t *chunk, uint
                (unsigned long long)off, (unsigned long long)(off + avail));
         used = avail - sizeof h;
     }
-    const uint8_t *p = chunk + sizeof h, *end = p + used;
+    if (!used)
+        return;
+    const uint8_t *records = hold(log, src, off + sizeof h, (size_t)used);
+    if (!records) {
+        damage(log, "offset %llu: the chunk's records cannot be read: chunk skipped", (unsigned long long)off);
+        return;
+    }
+    const uint8_t *p = records, *end = records + used;
     while (p < end) {
-        uint64_t roff = off + (uint64_t)(p - chunk);
+        uint64_t roff = off + sizeof h + (uint64_t)(p - records);
         if ((size_t)(end - p) < sizeof(hs_log_record_header)) {
             damage(log, "offset %llu: a record header is cut short: the rest of the chunk is skipped", (unsigned long long)roff);
             return;
@@ -225,15 +311,32 @@ static void parse_chunk(hsr_set *set, uint32_t index, const uint8_t *chunk, uint
     }
 }
 
-static void parse(hsr_set *set, uint32_t index)
+/* A fixed-width header field as a string: at most its size, terminated or not. */
+static void bounded(char *dst, const char *field, size_t size)
+{
+    size_t n = strnlen(field, size);
+    memcpy(dst, field, n);
+    dst[n] = 0;
+}
+
+static void parse(hsr_set *set, uint32_t index, const source *src)
 {
     hsr_log *log = &set->logs[index];
-    if (log->size < sizeof(hs_log_file_header)) {
-        damage(log, "offset 0: %zu bytes is too short for a log header: nothing read", log->size);
+    log->size = src->size;
+    if (src->size < sizeof(hs_log_file_header)) {
+        damage(log, "offset 0: %llu bytes is too short for a log header: nothing read", (unsigned long long)src->size);
         return;
     }
-    memcpy(&log->header, log->data, sizeof log->header);
+    if (!read_at(src, 0, &log->header, sizeof log->header)) {
+        memset(&log->header, 0, sizeof log->header);
+        damage(log, "offset 0: the log header cannot be read: nothing read");
+        return;
+    }
     const hs_log_file_header *h = &log->header;
+    bounded(log->host, h->host, sizeof h->host);
+    bounded(log->executable, h->executable, sizeof h->executable);
+    bounded(log->command_line, h->command_line, sizeof h->command_line);
+    bounded(log->options, h->options, sizeof h->options);
     if (h->magic == HS_LOG_MAGIC_SWAPPED) {
         damage(log, "offset 0: written with the other byte order, which this reader does not convert");
         return;
@@ -254,11 +357,17 @@ static void parse(hsr_set *set, uint32_t index)
         return;
     }
     log->header_ok = true;
-    for (uint64_t off = h->ring_offset; off < log->size; off += HS_LOG_CHUNK_BYTES)
-        parse_chunk(set, index, log->data + off, log->size - off, off);
-    if (log->size <= h->growing_offset)
+    for (uint64_t off = h->ring_offset; off < src->size; off += HS_LOG_CHUNK_BYTES) {
+        off = next_chunk(src, h->ring_offset, off);
+        if (off >= src->size)
+            break;
+        parse_chunk(set, index, src, off);
+    }
+    if (src->size <= h->growing_offset)
         damage(log, "offset %llu: the file ends before its metadata (module map, stacks, API names): "
                     "frames and API names cannot be resolved", (unsigned long long)h->growing_offset);
+    if (log->damage_unlisted)
+        damage(log, "%zu more problems are not listed", log->damage_unlisted);
 }
 
 static int by_stack_id(const void *a, const void *b)
@@ -285,36 +394,39 @@ static hsr_log *new_log(hsr_set *set, const char *name)
     return log;
 }
 
-void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t size)
+static void add(hsr_set *set, const char *name, const source *src)
 {
     hsr_log *log = new_log(set, name);
     if (!log)
         return;
-    log->data = data;
-    log->size = size;
-    parse(set, (uint32_t)set->n_logs++);
+    parse(set, (uint32_t)set->n_logs++, src);
     if (log->n_stacks)
         qsort(log->stacks, log->n_stacks, sizeof *log->stacks, by_stack_id);
     if (log->n_kernel_names)
         qsort(log->kernel_names, log->n_kernel_names, sizeof *log->kernel_names, by_kernel_id);
 }
 
+void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t size)
+{
+    source src = {-1, data, size};
+    add(set, name, &src);
+}
+
 bool hsr_add_file(hsr_set *set, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named as a log must not hang the open; it is refused below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return false;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return false;
+    int refused = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    if (!refused) {
+        source src = {fd, NULL, (uint64_t)st.st_size};
+        add(set, path, &src);
     }
-    void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     close(fd);
-    if (p == MAP_FAILED)
-        return false;
-    hsr_add_buffer(set, path, p, (size_t)st.st_size);
-    set->logs[set->n_logs - 1].mapped = p != NULL;
-    return true;
+    errno = refused;
+    return !refused;
 }
 
 static int by_time(const void *a, const void *b)
@@ -337,8 +449,9 @@ void hsr_free(hsr_set *set)
 {
     for (int i = 0; i < set->n_logs; i++) {
         hsr_log *l = &set->logs[i];
-        if (l->mapped)
-            munmap((void *)l->data, l->size);
+        for (size_t b = 0; b < l->n_blocks; b++)
+            free(l->blocks[b]);
+        free(l->blocks);
         for (int m = 0; m < l->n_modules; m++)
             free((void *)l->modules[m].path);
         for (int a = 0; a < l->n_api_names; a++)

@@ -31,21 +31,28 @@ typedef struct hsr_kname {
 
 typedef struct hsr_log {
     char *path;
-    const uint8_t *data;             /* the whole file, mapped */
-    size_t size;
-    bool mapped;
+    uint64_t size;                   /* of the file or buffer */
     hs_log_file_header header;
     bool header_ok;
+    /* The header's strings, each cut at its field's size: a field may lack its terminator. */
+    char host[sizeof(((hs_log_file_header *)0)->host) + 1];
+    char executable[sizeof(((hs_log_file_header *)0)->executable) + 1];
+    char command_line[sizeof(((hs_log_file_header *)0)->command_line) + 1];
+    char options[sizeof(((hs_log_file_header *)0)->options) + 1];
+    uint8_t **blocks;                /* the chunks' records read from a file (records point into them) */
+    size_t n_blocks, blocks_cap;
     hsr_module *modules;
     int n_modules;
+    size_t modules_cap;
     hsr_stack *stacks;               /* sorted by id */
-    size_t n_stacks;
+    size_t n_stacks, stacks_cap;
     char **api_names;                /* by api number */
     int n_api_names;
     hsr_kname *kernel_names;         /* KERNEL_NAME records, sorted by id */
-    size_t n_kernel_names;
+    size_t n_kernel_names, kernel_names_cap;
     char **damage;                   /* one message per problem, with the file offset */
     int n_damage;
+    size_t damage_cap, damage_unlisted;
     void *symbolizer;                /* symbolize.c's state for this log */
 } hsr_log;
 
@@ -64,8 +71,10 @@ typedef struct hsr_set {
     size_t n_events, events_cap;
 } hsr_set;
 
-/* Adds a log file (mapped read-only).  Returns false only when the file cannot be read at all;
- * damage inside it is recorded in the log's messages. */
+/* Adds a log file.  Only the header and the chunks that hold records are read (holes and
+ * unwritten chunks of a sparse or reserved file are skipped), so memory follows what the log
+ * holds, not its size.  Returns false (errno set) only when the file cannot be opened or is not a
+ * regular file; damage inside it is recorded in the log's messages. */
 bool hsr_add_file(hsr_set *set, const char *path);
 /* Adds a log held in memory (the fuzz target's entry). The buffer must outlive the set. */
 void hsr_add_buffer(hsr_set *set, const char *name, const uint8_t *data, size_t size);
