@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 """`hipshadow report` against hostile and huge logs: one case per run.
 Usage: check_hostile.py REPORT MAKE_GOLDEN GOLDEN_DIR CASE
+  markup_injection    strings from the log stay data: the HTML runs nothing and has no element it
+                      did not write (rendered in headless Chromium), JSON and Perfetto parse, CSV
+                      keeps its 27 columns
+  invalid_bytes       every output is valid UTF-8 (JSON, SARIF, Perfetto, JUnit parse strictly), SARIF
+                      URIs are percent-encoded, the text report has no control character and no line
+                      a name started, CSV fields are never formulas
+  unterminated_header a header field without its terminator ends at its size
   sparse_log_memory   an 8 GiB sparse log is read in a few MiB and a moment"""
 import csv
 import io
@@ -31,6 +38,157 @@ def check(ok, what):
 
 def run_report(args, timeout=60, **kw):
     return subprocess.run([report] + args, capture_output=True, timeout=timeout, **kw)
+
+
+def hostile_log(tmp, module="/nonexistent/module.so", offset=0x1000):
+    path = os.path.join(tmp, "hostile.hslog")
+    subprocess.run([make_golden, "--hostile", path, module, "%x" % offset], check=True)
+    return path
+
+
+def parsed(fmt, text):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        check(False, f"{fmt} does not parse: {e}")
+        return None
+
+
+def outputs(log):
+    got = {}
+    for fmt in FORMATS:
+        proc = run_report(["--format", fmt, log])
+        check(proc.returncode == 0, f"{fmt}: exit status {proc.returncode}: {proc.stderr[-300:]!r}")
+        got[fmt] = proc.stdout
+    return got
+
+
+class Elements(HTMLParser):
+    """Every element and attribute of a page, as a browser's DOM holds them."""
+    def __init__(self):
+        super().__init__()
+        self.tags, self.attrs = set(), set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attrs.update(name for name, _ in attrs)
+
+
+def rendered_dom(tmp, page):
+    """The DOM after Chromium loaded the page and ran whatever scripts it has (None: no browser),
+    with the flags of tests/cases/run_log_case.py's html_renders."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print("SKIP (part): chromium is not installed: the page is parsed, not rendered")
+        return None
+    path = os.path.join(tmp, "report.html")
+    open(path, "wb").write(page)
+    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={tmp}/profile", "--dump-dom", "file://" + path],
+                          capture_output=True, timeout=120)
+    check(proc.returncode == 0 and b"</html>" in proc.stdout, f"chromium rendered the page: {proc.stderr[-300:]!r}")
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def case_markup_injection(tmp):
+    got = outputs(hostile_log(tmp))
+    page = got["html"]
+    written = Elements()
+    written.feed(page.decode("utf-8", "replace"))
+    check(not {"script", "img"} & written.tags, f"the page holds elements the log named: {written.tags}")
+    dom = rendered_dom(tmp, page)
+    if dom is not None:
+        seen = Elements()
+        seen.feed(dom)
+        check(not {"script", "img", "b"} & seen.tags, f"the rendered DOM holds injected elements: {seen.tags}")
+        check("data-pwned" not in seen.attrs and "onerror" not in seen.attrs,
+              f"a script from the log ran or an attribute was injected: {sorted(seen.attrs)}")
+        check("hipMemcpyDtoH</title><script>" in dom.replace("&lt;", "<").replace("&gt;", ">"),
+              "the API name is shown as text")
+    for fmt in ("perfetto", "sarif"):
+        parsed(fmt, got[fmt].decode("utf-8", "replace"))
+    doc = parsed("json", got["json"].decode("utf-8", "replace")) or {"events": []}
+    apis = {e["record"].get("api") for e in doc["events"]}
+    check(any(a and a.startswith("hipMemcpyDtoH</title><script>") and '","x,y"' in a for a in apis),
+          f"the API name is kept whole in JSON: {apis}")
+    rows = list(csv.reader(io.StringIO(got["csv"].decode("utf-8", "replace"), newline="")))
+    check(len(rows) == 6, f"CSV: a header and 5 rows (2 copies, 3 launches), got {len(rows)}")
+    bad = [len(r) for r in rows if len(r) != 27]
+    check(not bad, f"CSV rows with other than 27 columns: {bad}")
+
+
+def strict_utf8(fmt, data):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, f"{fmt} is not UTF-8: {e}")
+        return data.decode("utf-8", "replace")
+
+
+def weird_module(tmp):
+    """A shared object whose source file's name needs escaping everywhere; (path, function
+    offset, source name) or None without a C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        print("SKIP (part): no C compiler: SARIF locations are not checked")
+        return None
+    src_dir = os.path.join(tmp.encode(), b"src dir#1")
+    os.mkdir(src_dir)
+    src = os.path.join(src_dir, b"we ird%<x>\xff.c")
+    open(src, "w").write("int hostile_fn(int x)\n{\n    return x * 3 + 1;\n}\n")
+    lib = os.path.join(tmp, "libweird.so")
+    subprocess.run([cc, "-g", "-O0", "-shared", "-fPIC", "-o", lib, src], check=True)
+    nm = subprocess.run(["nm", lib], capture_output=True, text=True, check=True).stdout
+    addr = int(next(line.split()[0] for line in nm.splitlines() if line.endswith(" hostile_fn")), 16)
+    return lib, addr + 8, src
+
+
+def case_invalid_bytes(tmp):
+    module = weird_module(tmp)
+    log = hostile_log(tmp, *module[:2]) if module else hostile_log(tmp)
+    got = outputs(log)
+    for fmt in ("json", "perfetto", "sarif"):
+        parsed(fmt, strict_utf8(fmt, got[fmt]))
+    try:
+        ET.fromstring(got["junit"])  # strict: well-formed XML 1.0, UTF-8
+    except ET.ParseError as e:
+        check(False, f"JUnit is not well-formed XML: {e}")
+    if shutil.which("xmllint"):
+        proc = subprocess.run(["xmllint", "--noout", "-"], input=got["junit"], capture_output=True)
+        check(proc.returncode == 0, f"xmllint rejects the JUnit: {proc.stderr[-300:]!r}")
+    strict_utf8("html", got["html"])
+    text = strict_utf8("text", got["text"])
+    controls = sorted({"%02x" % ord(c) for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0})
+    check(not controls, f"control characters in the text report: {controls}")
+    check("\u202e" not in text, "a bidirectional override in the text report")
+    check(not any(line.startswith("SUMMARY") for line in text.splitlines()), "a name started a SUMMARY line")
+    for row in csv.reader(io.StringIO(strict_utf8("csv", got["csv"]), newline="")):
+        for field in row:
+            check(not field or field[0] not in "=+-@\t\r", f"a CSV field a spreadsheet runs as a formula: {field!r}")
+    sarif = parsed("sarif", got["sarif"].decode("utf-8", "replace"))
+    if module and sarif:
+        uris = [loc["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
+                for loc in r.get("locations", [])]
+        check(uris, "SARIF: the finding is located in the weird source file")
+        for uri in uris:
+            check(re.fullmatch(r"[A-Za-z0-9._~/%-]*", uri) is not None, f"SARIF uri not percent-encoded: {uri!r}")
+            check(urllib.parse.unquote_to_bytes(uri).endswith(module[2][-20:]), f"SARIF uri {uri!r} is not the source file")
+
+
+def case_unterminated_header(tmp):
+    got = outputs(hostile_log(tmp))
+    marker = b"OPTIONS-FIELD-IS-NOT-THE-COMMAND"
+    for fmt in ("html", "text", "perfetto", "csv", "sarif", "junit"):
+        check(marker not in got[fmt], f"{fmt}: the command line runs into the next header field")
+    doc = parsed("json", got["json"].decode("utf-8", "replace"))
+    if not doc:
+        return
+    log = doc["logs"][0]
+    check(len(log["command_line"]) == 2048 and log["options"] == marker.decode(),
+          f"JSON: command_line of {len(log['command_line'])} characters, options {log['options']!r}")
+    check(len(log["host"]) == 64 and log["executable"].startswith('/evil/"exe"'),
+          f"JSON: host {log['host']!r} (64 bytes, one not UTF-8), executable {log['executable']!r}")
 
 
 def case_sparse_log_memory(tmp):

@@ -2,7 +2,9 @@
  * alone (fixed pids, times, addresses, module paths).  tests/golden/check_golden.py regenerates
  * them, compares them with the committed copies, and compares every report format with the
  * committed expected output.
- * Usage: make_golden DIR -> DIR/rank0.hslog DIR/rank1.hslog DIR/truncated.hslog DIR/corrupt.hslog */
+ * Usage: make_golden DIR -> DIR/rank0.hslog DIR/rank1.hslog DIR/truncated.hslog DIR/corrupt.hslog
+ *        make_golden --hostile FILE MODULE OFFSET -> FILE: a log whose every string is an attack on
+ *        the report (see hostile()); its findings' stacks point at OFFSET (hex) in MODULE. */
 #include "hipshadow/log_format.h"
 
 #include <stdio.h>
@@ -231,10 +233,86 @@ static void kernel_finding(writer *w, uint64_t t, uint32_t seq, uint64_t stream,
     f->free_stack = 2;
 }
 
-static int save(const char *dir, const char *name, const uint8_t *data, size_t size)
+static void api_name(writer *w, uint16_t api, const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hs_log_api_name *a = put(w->meta, HS_LOG_API_NAME, sizeof *a + (uint32_t)strlen(name));
+    a->api = api;
+    a->name_bytes = (uint16_t)strlen(name);
+    memcpy(a + 1, name, strlen(name));
+}
+
+static void module(writer *w, const char *path, uint64_t bias, uint64_t size)
+{
+    hs_log_module *m = put(w->meta, HS_LOG_MODULE, sizeof *m + sizeof(hs_log_segment) + (uint32_t)strlen(path));
+    m->load_bias = bias;
+    m->generation = 2;
+    m->n_segments = 1;
+    m->path_bytes = (uint16_t)strlen(path);
+    hs_log_segment seg = {bias, size, 5, 0};
+    memcpy(m + 1, &seg, sizeof seg);
+    memcpy((uint8_t *)(m + 1) + sizeof seg, path, strlen(path));
+}
+
+static void stack(writer *w, uint32_t id, uint64_t pc)
+{
+    hs_log_stack *s = put(w->meta, HS_LOG_STACK, sizeof *s + 8);
+    s->id = id;
+    s->n_frames = 1;
+    memcpy(s + 1, &pc, 8);
+}
+
+/* Fills a fixed-width header field to its last byte: no terminator. */
+static void unterminated(char *field, size_t size, const char *text)
+{
+    memset(field, 'A', size);
+    memcpy(field, text, strlen(text) < size ? strlen(text) : size);
+}
+
+/* Markup, JSON and CSV breakers, formulas, terminal controls and bytes that are not UTF-8, in
+ * every string a log carries: what check_hostile.py renders and parses. */
+static writer hostile(const char *module_path, uint64_t offset)
+{
+    const uint64_t t0 = 1790000000000000000ull, base = 0x7fe70fe00000ull, bias = 0x7f5500000000ull;
+    const uint64_t evil_bias = 0x7f6600000000ull;
+    writer w = start(1003, 2, t0);
+    hs_log_file_header *h = (hs_log_file_header *)w.file;
+    unterminated(h->host, sizeof h->host, "host\x1b[2J\xff");
+    snprintf(h->executable, sizeof h->executable, "/evil/\"exe\"\xff<b>bold</b>");
+    unterminated(h->command_line, sizeof h->command_line,
+                 "<script>document.documentElement.setAttribute('data-pwned','command')</script>\n"
+                 "SUMMARY: hipshadow: no findings");
+    snprintf(h->options, sizeof h->options, "OPTIONS-FIELD-IS-NOT-THE-COMMAND");
+    /* the same api numbers named again: the last name wins */
+    api_name(&w, 2, "hipMemcpyDtoH</title><script>document.documentElement.setAttribute('data-pwned','api')</script>"
+                    "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','img')\">\",\"x,y\"\xff");
+    api_name(&w, 3, "=HYPERLINK(\"http://evil.example/\",\"click\")");
+    api_name(&w, 5, "+sync\n\r\x01\xc3\x28");
+    api_name(&w, 8, "@SUM(1+1)\xed\xa0\x80");
+    kernel_name(&w, 1, "-2+3 \xf0\x28\x8c\x28");
+    kernel_name(&w, 2, "kern\nSUMMARY: hipshadow: 0 findings\x1b]0;title\x07\xe2\x80\xae");
+    kernel_name(&w, 3, "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','kernel')\">\xc0\xaf");
+    module(&w, "/nonexistent/<script>x</script>\n\"\xff.so", evil_bias, 0x100000);
+    module(&w, module_path, bias, 0x10000000);
+    stack(&w, 3, evil_bias + 0x1234);
+    stack(&w, 4, bias + offset);
+
+    alloc(&w, t0 + 1000, 1, base, 1 << 20, 1);
+    copy(&w, 3, t0 + 2000, 1000, 1, 0, base, 0x600000, 4096, 1, 0, 0, 0);
+    finding(&w, t0 + 3000, 1, 0, 1 << 21, base, 1 << 20, 0, 1 << 20, 0);
+    hs_log_finding *f = (hs_log_finding *)((uint8_t *)(w.events + 1) + w.events->used - sizeof *f);
+    f->stack = 4;
+    f->alloc_stack = 3;
+    copy(&w, 2, t0 + 3100, 900, 2, 0, 0x7000000, base, 1 << 21, 1, 0, 0, 1);
+    sync_on(&w, t0 + 5000, 0x77);
+    arg args[] = {{0, HS_LOG_ARG_FREED, 1, base, 0}};
+    for (uint32_t k = 1; k <= 3; k++)
+        launch(&w, 8, t0 + 6000 + k * 1000, k, 0x77, k, 1, 1, 64, 0, 1, args, 4, k == 3 ? 2 : 0);
+    kernel_finding(&w, t0 + 9000, 2, 0x77, base, 1 << 20);
+    return w;
+}
+
+static int save_file(const char *path, const uint8_t *data, size_t size)
+{
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size) {
         fprintf(stderr, "make_golden: cannot write %s\n", path);
@@ -244,8 +322,21 @@ static int save(const char *dir, const char *name, const uint8_t *data, size_t s
     return 0;
 }
 
+static int save(const char *dir, const char *name, const uint8_t *data, size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return save_file(path, data, size);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "--hostile")) {
+        writer w = hostile(argv[3], strtoull(argv[4], NULL, 16));
+        int rc = save_file(argv[2], w.file, w.size);
+        free(w.file);
+        return rc;
+    }
     if (argc != 2)
         return 2;
     const uint64_t t0 = 1790000000000000000ull, arena = 2519728128ull, base = 0x7fe70fe00000ull;

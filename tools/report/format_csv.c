@@ -4,7 +4,9 @@
  * (Stream_Id, Correlation_Id, Start/End_Timestamp, Api, Pid, Result) and, at the end, columns named
  * as in rocprofv3's kernel_trace.csv: Kernel_Name, LDS_Block_Size, Workgroup_Size_X..Z and
  * Grid_Size_X..Z (in work-items: the grid in blocks times the block, as rocprofv3 counts it).
- * Their timestamps are the host's launch call, not the kernel's run on the GPU. */
+ * Their timestamps are the host's launch call, not the kernel's run on the GPU.  Names from the
+ * log go out through hsr_csv_field: one field each, never a formula. */
+#include "emit.h"
 #include "formats.h"
 
 static const char *rocprof_direction(unsigned d)
@@ -15,24 +17,13 @@ static const char *rocprof_direction(unsigned d)
     return d < 5 ? names[d] : "MEMORY_COPY_NONE";
 }
 
-/* A CSV field in double quotes, quotes doubled (kernel names are C++ signatures). */
-static void quoted(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
-    }
-    fputc('"', out);
-}
-
 static void launch_row(FILE *out, const hsr_log *l, const hs_log_launch *k, uint64_t correlation)
 {
-    fprintf(out, "\"KERNEL_DISPATCH\",,%llu,,,%llu,%llu,%llu,,,,,,\"%s\",%u,%d,%u,", (unsigned long long)k->stream,
-            (unsigned long long)correlation, (unsigned long long)k->start_ns, (unsigned long long)k->end_ns,
-            hsr_api_name(l, k->api), l->header.pid, k->result, k->thread);
-    quoted(out, hsr_launch_name(l, k));
+    fprintf(out, "\"KERNEL_DISPATCH\",,%llu,,,%llu,%llu,%llu,,,,,,", (unsigned long long)k->stream,
+            (unsigned long long)correlation, (unsigned long long)k->start_ns, (unsigned long long)k->end_ns);
+    hsr_csv_field(out, hsr_api_name(l, k->api));
+    fprintf(out, ",%u,%d,%u,", l->header.pid, k->result, k->thread);
+    hsr_csv_field(out, hsr_launch_name(l, k));
     fprintf(out, ",%u,%u,%u,%u,%llu,%llu,%llu,%llu,\"", k->shmem, k->block[0], k->block[1], k->block[2],
             (unsigned long long)k->grid[0] * k->block[0], (unsigned long long)k->grid[1] * k->block[1],
             (unsigned long long)k->grid[2] * k->block[2], (unsigned long long)k->seq);
@@ -68,11 +59,13 @@ void hsr_format_csv(hsr_set *set, const hsr_summary *s, FILE *out)
         unsigned src_agent = (d == 2 || d == 3) ? 1 : 0, dst_agent = (d == 1 || d == 3) ? 1 : 0;
         bool device_src = d == 2 || d == 3;
         uint64_t alloc = device_src ? c->src_alloc : c->dst_alloc, offset = device_src ? c->src_offset : c->dst_offset;
-        fprintf(out, "\"MEMORY_COPY\",\"%s\",%llu,%u,%u,%llu,%llu,%llu,\"0x%llx\",\"0x%llx\",%llu,%llu,%llu,\"%s\",%u,",
+        fprintf(out, "\"MEMORY_COPY\",\"%s\",%llu,%u,%u,%llu,%llu,%llu,\"0x%llx\",\"0x%llx\",%llu,%llu,%llu,",
                 rocprof_direction(d), (unsigned long long)c->stream, src_agent, dst_agent,
                 (unsigned long long)++correlation, (unsigned long long)c->start_ns, (unsigned long long)c->end_ns,
                 (unsigned long long)c->src, (unsigned long long)c->dst, (unsigned long long)c->bytes,
-                (unsigned long long)alloc, (unsigned long long)offset, hsr_api_name(l, c->api), l->header.pid);
+                (unsigned long long)alloc, (unsigned long long)offset);
+        hsr_csv_field(out, hsr_api_name(l, c->api));
+        fprintf(out, ",%u,", l->header.pid);
         if (c->result == HS_LOG_RESULT_PENDING)
             fprintf(out, "\"pending\"");
         else

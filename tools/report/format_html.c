@@ -1,5 +1,6 @@
 /* One self-contained page: SVG charts of device memory in use over time and of copies and kernel
- * launches on a per-stream timeline, then a findings table.  No scripts, no external files. */
+ * launches on a per-stream timeline, then a findings table.  No scripts, no external files.
+ * Every string from the log goes out through hsr_xml_string: it is text, never markup. */
 #include "emit.h"
 #include "formats.h"
 #include "symbolize.h"
@@ -107,9 +108,10 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
         }
         const hs_log_copy *c = e->rec;
         double x0 = x_of(s, c->start_ns), x1 = x_of(s, c->end_ns ? c->end_ns : c->start_ns);
-        fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s %llu bytes</title></rect>\n",
-                x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, c->direction),
-                hsr_api_name(&set->logs[e->log], c->api), e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset",
+        fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
+                x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, c->direction));
+        hsr_xml_string(out, hsr_api_name(&set->logs[e->log], c->api));
+        fprintf(out, " %s %llu bytes</title></rect>\n", e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset",
                 (unsigned long long)c->bytes);
         drawn++;
     }
@@ -177,7 +179,7 @@ void hsr_format_html(hsr_set *set, const hsr_summary *s, FILE *out)
         fprintf(out, "%s", i ? "<br>" : "");
         hsr_xml_string(out, set->logs[i].path);
         fprintf(out, ": pid %u, ", set->logs[i].header.pid);
-        hsr_xml_string(out, set->logs[i].header.command_line);
+        hsr_xml_string(out, set->logs[i].command_line);
         for (int d = 0; d < set->logs[i].n_damage; d++) {
             fprintf(out, "<br><b>damage:</b> ");
             hsr_xml_string(out, set->logs[i].damage[d]);

@@ -31,11 +31,13 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
     case HS_LOG_COPY:
     case HS_LOG_MEMSET: {
         const hs_log_copy *c = e->rec;
-        fprintf(out, "{\"type\":\"%s\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+        fprintf(out, "{\"type\":\"%s\",\"api\":", e->type == HS_LOG_COPY ? "copy" : "memset");
+        hsr_json_string(out, hsr_api_name(log, c->api));
+        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
                      "\"direction\":\"%s\",\"async\":%s,\"blocked\":%s,\"stream\":\"0x%llx\",\"dst\":\"0x%llx\","
                      "\"src\":\"0x%llx\",\"bytes\":%llu,\"dst_alloc\":%llu,\"dst_offset\":%llu,\"src_alloc\":%llu,"
                      "\"src_offset\":%llu,\"result\":",
-                e->type == HS_LOG_COPY ? "copy" : "memset", hsr_api_name(log, c->api), (unsigned long long)c->start_ns,
+                (unsigned long long)c->start_ns,
                 (unsigned long long)c->end_ns, c->thread, hsr_direction_name(c->direction), c->flags & 1 ? "true" : "false",
                 c->flags & 2 ? "true" : "false", (unsigned long long)c->stream, (unsigned long long)c->dst,
                 (unsigned long long)c->src, (unsigned long long)c->bytes, (unsigned long long)c->dst_alloc,
@@ -49,50 +51,62 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
     }
     case HS_LOG_ALLOC: {
         const hs_log_alloc *a = e->rec;
-        fprintf(out, "{\"type\":\"alloc\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+        fprintf(out, "{\"type\":\"alloc\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, a->api));
+        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
                      "\"size\":%llu,\"mem_kind\":%u,\"device\":%d,\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, a->api), (unsigned long long)a->time_ns, a->thread, (unsigned long long)a->id,
+                (unsigned long long)a->time_ns, a->thread, (unsigned long long)a->id,
                 (unsigned long long)a->base, (unsigned long long)a->size, a->mem_kind, a->device,
                 (unsigned long long)a->stream, a->result);
         break;
     }
     case HS_LOG_FREE: {
         const hs_log_free *f = e->rec;
-        fprintf(out, "{\"type\":\"free\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+        fprintf(out, "{\"type\":\"free\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, f->api));
+        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
                      "\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, f->api), (unsigned long long)f->time_ns, f->thread, (unsigned long long)f->id,
+                (unsigned long long)f->time_ns, f->thread, (unsigned long long)f->id,
                 (unsigned long long)f->base, (unsigned long long)f->stream, f->result);
         break;
     }
     case HS_LOG_SYNC: {
         const hs_log_sync *y = e->rec;
-        fprintf(out, "{\"type\":\"sync\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+        fprintf(out, "{\"type\":\"sync\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, y->api));
+        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
                      "\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, y->api), (unsigned long long)y->start_ns, (unsigned long long)y->end_ns, y->thread,
+                (unsigned long long)y->start_ns, (unsigned long long)y->end_ns, y->thread,
                 (unsigned long long)y->stream, y->result);
         break;
     }
     case HS_LOG_STREAM: {
         const hs_log_stream *t = e->rec;
-        fprintf(out, "{\"type\":\"stream\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
+        fprintf(out, "{\"type\":\"stream\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, t->api));
+        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
                      "\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, t->api), (unsigned long long)t->time_ns, t->thread,
+                (unsigned long long)t->time_ns, t->thread,
                 t->op == HS_LOG_STREAM_CREATE ? "create" : "destroy", (unsigned long long)t->stream, t->result);
         break;
     }
     case HS_LOG_EVENT: {
         const hs_log_event *v = e->rec;
         static const char *const ops[] = {"?", "create", "record", "wait", "sync", "destroy", "capture-begin", "capture-end"};
-        fprintf(out, "{\"type\":\"event\",\"api\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
+        fprintf(out, "{\"type\":\"event\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, v->api));
+        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
                      "\"event\":\"0x%llx\",\"stream\":\"0x%llx\",\"result\":%d}",
-                hsr_api_name(log, v->api), (unsigned long long)v->time_ns, v->thread, v->op < 8 ? ops[v->op] : "?",
+                (unsigned long long)v->time_ns, v->thread, v->op < 8 ? ops[v->op] : "?",
                 (unsigned long long)v->event, (unsigned long long)v->stream, v->result);
         break;
     }
     case HS_LOG_LAUNCH: {
         const hs_log_launch *l = e->rec;
-        fprintf(out, "{\"type\":\"launch\",\"api\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,\"name\":",
-                hsr_api_name(log, l->api), (unsigned long long)l->start_ns, (unsigned long long)l->end_ns, l->thread);
+        fprintf(out, "{\"type\":\"launch\",\"api\":");
+        hsr_json_string(out, hsr_api_name(log, l->api));
+        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,\"name\":",
+                (unsigned long long)l->start_ns, (unsigned long long)l->end_ns, l->thread);
         hsr_json_string(out, hsr_launch_name(log, l));
         fprintf(out, ",\"kernel_ref\":\"%s\",\"stream\":\"0x%llx\",\"seq\":%llu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
                      "\"shmem\":%u,\"caller\":\"0x%llx\",\"blocked\":%s,\"result\":%d,\"first_finding\":%u,\"args\":[",
@@ -112,10 +126,11 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
     }
     case HS_LOG_FINDING: {
         const hs_log_finding *f = e->rec;
-        fprintf(out, "{\"type\":\"finding\",\"seq\":%u,\"kind\":\"%s\",\"severity\":\"%s\",\"api\":\"%s\","
-                     "\"action\":\"%s\",\"direction\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"dst\":\"0x%llx\","
+        fprintf(out, "{\"type\":\"finding\",\"seq\":%u,\"kind\":\"%s\",\"severity\":\"%s\",\"api\":", f->seq,
+                hsr_kind_name(f->kind), hsr_severity_name(f->severity));
+        hsr_json_string(out, hsr_api_name(log, f->api));
+        fprintf(out, ",\"action\":\"%s\",\"direction\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"dst\":\"0x%llx\","
                      "\"src\":\"0x%llx\",\"bytes\":%llu,\"stream\":\"0x%llx\",\"result\":%d,\"overrun\":%llu,\"alloc\":",
-                f->seq, hsr_kind_name(f->kind), hsr_severity_name(f->severity), hsr_api_name(log, f->api),
                 hsr_action_name(f->action), hsr_direction_name(f->direction), (unsigned long long)f->time_ns, f->thread,
                 (unsigned long long)f->dst, (unsigned long long)f->src, (unsigned long long)f->bytes,
                 (unsigned long long)f->stream, f->result, (unsigned long long)f->overrun);
@@ -162,18 +177,13 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
             fprintf(out, ",\"pid\":%u,\"parent_pid\":%u,\"rank\":%d,\"start_time_ns\":%llu,\"mode\":\"%s\",\"host\":",
                     h->pid, h->parent_pid, h->rank, (unsigned long long)h->start_time_ns,
                     h->flags & HS_LOG_FLAG_FULL ? "full" : "ring");
-            char text[2049];
-            snprintf(text, sizeof text, "%.64s", h->host);
-            hsr_json_string(out, text);
+            hsr_json_string(out, l->host);
             fprintf(out, ",\"executable\":");
-            snprintf(text, sizeof text, "%.512s", h->executable);
-            hsr_json_string(out, text);
+            hsr_json_string(out, l->executable);
             fprintf(out, ",\"command_line\":");
-            snprintf(text, sizeof text, "%.2048s", h->command_line);
-            hsr_json_string(out, text);
+            hsr_json_string(out, l->command_line);
             fprintf(out, ",\"options\":");
-            snprintf(text, sizeof text, "%.2048s", h->options);
-            hsr_json_string(out, text);
+            hsr_json_string(out, l->options);
         }
         fprintf(out, ",\"damage\":[");
         for (int d = 0; d < l->n_damage; d++) {
@@ -183,8 +193,11 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
         fprintf(out, "]}");
     }
     fprintf(out, "],\"summary\":{\"calls_by_api\":{");
-    for (int i = 0; i < s->n_apis; i++)
-        fprintf(out, "%s\"%s\":%llu", i ? "," : "", s->apis[i].name, (unsigned long long)s->apis[i].calls);
+    for (int i = 0; i < s->n_apis; i++) {
+        fprintf(out, "%s", i ? "," : "");
+        hsr_json_string(out, s->apis[i].name);
+        fprintf(out, ":%llu", (unsigned long long)s->apis[i].calls);
+    }
     fprintf(out, "},\"bytes_by_direction\":{");
     for (unsigned d = 0; d < 5; d++)
         fprintf(out, "%s\"%s\":%llu", d ? "," : "", hsr_direction_name(d), (unsigned long long)s->bytes_by_dir[d]);
@@ -211,9 +224,10 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
     for (size_t i = 0; i < s->n_leaks; i++) {
         hsr_log *l = &set->logs[s->leaks[i].log];
         const hs_log_alloc *a = s->leaks[i].alloc;
-        fprintf(out, "%s{\"pid\":%u,\"id\":%llu,\"base\":\"0x%llx\",\"size\":%llu,\"api\":\"%s\",\"stack\":", i ? "," : "",
-                l->header.pid, (unsigned long long)a->id, (unsigned long long)a->base, (unsigned long long)a->size,
-                hsr_api_name(l, a->api));
+        fprintf(out, "%s{\"pid\":%u,\"id\":%llu,\"base\":\"0x%llx\",\"size\":%llu,\"api\":", i ? "," : "",
+                l->header.pid, (unsigned long long)a->id, (unsigned long long)a->base, (unsigned long long)a->size);
+        hsr_json_string(out, hsr_api_name(l, a->api));
+        fprintf(out, ",\"stack\":");
         stack_json(out, l, a->stack);
         fputc('}', out);
     }

@@ -49,7 +49,7 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
     for (int i = 0; i < set->n_logs; i++) {
         hsr_log *l = &set->logs[i];
         char name[600];
-        snprintf(name, sizeof name, "%.512s (pid %u)", l->header.executable, l->header.pid);
+        snprintf(name, sizeof name, "%s (pid %u)", l->executable, l->header.pid);
         fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":", l->header.pid);
         hsr_json_string(out, name);
         fprintf(out, "}}");
@@ -67,20 +67,26 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
             if (fresh)
                 name_track(out, pid, tid, c->stream);
             uint64_t end = c->end_ns ? c->end_ns : c->start_ns;
-            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s %s %s\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,"
-                         "\"dur\":%.3f,\"args\":{\"dst\":\"0x%llx\",\"src\":\"0x%llx\",\"bytes\":%llu,\"result\":%d}}",
-                    e->type == HS_LOG_COPY ? "copy" : "memset", hsr_api_name(l, c->api),
+            char name[200];
+            snprintf(name, sizeof name, "%s %s %s", hsr_api_name(l, c->api),
                     e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset",
-                    hsr_human_bytes(c->bytes, b, sizeof b), pid, tid, us(s, c->start_ns), (end - c->start_ns) / 1000.0,
+                    hsr_human_bytes(c->bytes, b, sizeof b));
+            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", e->type == HS_LOG_COPY ? "copy" : "memset");
+            hsr_json_string(out, name);
+            fprintf(out, ",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,"
+                         "\"dur\":%.3f,\"args\":{\"dst\":\"0x%llx\",\"src\":\"0x%llx\",\"bytes\":%llu,\"result\":%d}}",
+                    pid, tid, us(s, c->start_ns), (end - c->start_ns) / 1000.0,
                     (unsigned long long)c->dst, (unsigned long long)c->src, (unsigned long long)c->bytes, c->result);
         } else if (e->type == HS_LOG_SYNC) {
             const hs_log_sync *y = e->rec;
             int tid = track_of(&t, e->log, y->stream, &fresh);
             if (fresh)
                 name_track(out, pid, tid, y->stream);
-            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+            fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"sync\",\"name\":");
+            hsr_json_string(out, hsr_api_name(l, y->api));
+            fprintf(out, ",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
                          "\"args\":{\"result\":%d}}",
-                    hsr_api_name(l, y->api), pid, tid, us(s, y->start_ns), (y->end_ns - y->start_ns) / 1000.0, y->result);
+                    pid, tid, us(s, y->start_ns), (y->end_ns - y->start_ns) / 1000.0, y->result);
         } else if (e->type == HS_LOG_LAUNCH) {
             const hs_log_launch *k = e->rec;
             int tid = track_of(&t, e->log, k->stream, &fresh);
@@ -89,9 +95,12 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
             uint64_t end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
             fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"launch\",\"name\":");
             hsr_json_string(out, hsr_launch_name(l, k));
-            fprintf(out, ",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"api\":\"%s\",\"grid\":\"%u,%u,%u\","
+            fprintf(out, ",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"api\":", pid, tid,
+                    us(s, k->start_ns), (end - k->start_ns) / 1000.0);
+            hsr_json_string(out, hsr_api_name(l, k->api));
+            fprintf(out, ",\"grid\":\"%u,%u,%u\","
                          "\"block\":\"%u,%u,%u\",\"shmem\":%u,\"seq\":%llu,\"result\":%d",
-                    pid, tid, us(s, k->start_ns), (end - k->start_ns) / 1000.0, hsr_api_name(l, k->api), k->grid[0],
+                    k->grid[0],
                     k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->shmem, (unsigned long long)k->seq,
                     k->result);
             for (unsigned a = 0; a < k->n_args; a++) {

@@ -1,5 +1,5 @@
 /* SARIF 2.1.0 for code scanning: one result per finding, located at the innermost frame of the
- * program's own code that has a source line. */
+ * program's own code that has a source line (its path percent-encoded: a URI reference). */
 #include "emit.h"
 #include "formats.h"
 
@@ -16,7 +16,7 @@ void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out)
     hsr_log *l;
     const hs_log_finding *f;
     for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
-        char msg[512], file[512];
+        char msg[512], file[512], uri[3 * sizeof file];
         int line = 0;
         hsr_finding_message(l, f, msg, sizeof msg);
         const char *level = f->severity == 2 ? "error" : f->severity == 1 ? "warning" : "note";
@@ -26,7 +26,8 @@ void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out)
         fprintf(out, "}");
         if (hsr_own_frame(l, f->stack, file, sizeof file, &line)) {
             fprintf(out, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
-            hsr_json_string(out, file);
+            hsr_uri_encode(file, uri, sizeof uri);
+            hsr_json_string(out, uri);
             fprintf(out, "},\"region\":{\"startLine\":%d}}}]", line);
         }
         fprintf(out, ",\"properties\":{\"pid\":%u,\"seq\":%u,\"action\":\"%s\"}}", l->header.pid, f->seq,

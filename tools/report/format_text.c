@@ -1,5 +1,6 @@
 /* The default report: who ran, what was wrong with the log, a summary, then every finding
- * with its stacks symbolized to function and file:line. */
+ * with its stacks symbolized to function and file:line.  Names from the log go out through
+ * hsr_text_string, so none can start a line of its own or drive the terminal. */
 #include "emit.h"
 #include "formats.h"
 #include "symbolize.h"
@@ -17,9 +18,11 @@ static void print_stack(FILE *out, hsr_log *log, uint32_t id, const char *title)
         hsr_frame_info fi;
         uint64_t pc = hsr_frame(s, i);
         hsr_symbolize(log, pc, &fi);
-        char text[1024];
+        char text[1400];
         hsr_frame_text(&fi, pc, text, sizeof text);
-        fprintf(out, "        #%u %s\n", i, text);
+        fprintf(out, "        #%u ", i);
+        hsr_text_string(out, text);
+        fputc('\n', out);
     }
 }
 
@@ -31,16 +34,20 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
     fprintf(out, "hipshadow report: %d log%s, %zu events\n", set->n_logs, set->n_logs == 1 ? "" : "s", set->n_events);
     for (int i = 0; i < set->n_logs; i++) {
         hsr_log *l = &set->logs[i];
-        fprintf(out, "  log %s\n", l->path);
+        fprintf(out, "  log ");
+        hsr_text_string(out, l->path);
+        fputc('\n', out);
         if (l->header_ok) {
             const hs_log_file_header *h = &l->header;
             time_t t = (time_t)(h->start_time_ns / 1000000000ull);
             struct tm tm;
             char when[64];
             strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
-            fprintf(out, "    pid %u (parent %u), rank %d, host %.64s, started %s\n", h->pid, h->parent_pid, h->rank,
-                    h->host, when);
-            fprintf(out, "    command: %.2048s\n", h->command_line);
+            fprintf(out, "    pid %u (parent %u), rank %d, host ", h->pid, h->parent_pid, h->rank);
+            hsr_text_string(out, l->host);
+            fprintf(out, ", started %s\n    command: ", when);
+            hsr_text_string(out, l->command_line);
+            fputc('\n', out);
             if (h->flags & HS_LOG_FLAG_FULL)
                 fprintf(out, "    every event kept (log_mode=full)\n");
             else
@@ -52,8 +59,12 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
     }
 
     fprintf(out, "\nSummary\n  calls by API:\n");
-    for (int i = 0; i < s->n_apis; i++)
-        fprintf(out, "    %-28s %llu\n", s->apis[i].name, (unsigned long long)s->apis[i].calls);
+    for (int i = 0; i < s->n_apis; i++) {
+        fprintf(out, "    ");
+        for (int w = hsr_text_string(out, s->apis[i].name); w < 28; w++)
+            fputc(' ', out);
+        fprintf(out, " %llu\n", (unsigned long long)s->apis[i].calls);
+    }
     fprintf(out, "  bytes by direction:\n");
     for (unsigned d = 0; d < 5; d++)
         if (s->copies_by_dir[d])
@@ -65,10 +76,15 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
         const hsr_log_launches *per = &s->launches_by_log[i];
         if (!per->launches)
             continue;
-        fprintf(out, "    %s (pid %u): %llu launch%s by kernel\n", set->logs[i].path, set->logs[i].header.pid,
-                (unsigned long long)per->launches, per->launches == 1 ? "" : "es");
-        for (int k = 0; k < per->n_kernels && k < 10; k++)
-            fprintf(out, "      %8llu  %s\n", (unsigned long long)per->kernels[k].launches, per->kernels[k].name);
+        fprintf(out, "    ");
+        hsr_text_string(out, set->logs[i].path);
+        fprintf(out, " (pid %u): %llu launch%s by kernel\n", set->logs[i].header.pid, (unsigned long long)per->launches,
+                per->launches == 1 ? "" : "es");
+        for (int k = 0; k < per->n_kernels && k < 10; k++) {
+            fprintf(out, "      %8llu  ", (unsigned long long)per->kernels[k].launches);
+            hsr_text_string(out, per->kernels[k].name);
+            fputc('\n', out);
+        }
         if (per->n_kernels > 10)
             fprintf(out, "      (%d more kernels)\n", per->n_kernels - 10);
     }
@@ -87,8 +103,9 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
     for (size_t i = 0; i < s->n_leaks; i++) {
         hsr_log *l = &set->logs[s->leaks[i].log];
         const hs_log_alloc *a = s->leaks[i].alloc;
-        fprintf(out, "    allocation #%llu: %llu bytes from %s at +%.6f s (pid %u)\n", (unsigned long long)a->id,
-                (unsigned long long)a->size, hsr_api_name(l, a->api), rel(s, a->time_ns), l->header.pid);
+        fprintf(out, "    allocation #%llu: %llu bytes from ", (unsigned long long)a->id, (unsigned long long)a->size);
+        hsr_text_string(out, hsr_api_name(l, a->api));
+        fprintf(out, " at +%.6f s (pid %u)\n", rel(s, a->time_ns), l->header.pid);
         print_stack(out, l, a->stack, "allocated at");
     }
 
@@ -100,7 +117,9 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
     for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
         char msg[512];
         hsr_finding_message(l, f, msg, sizeof msg);
-        fprintf(out, "  [%u] %s %s\n", f->seq, hsr_severity_name(f->severity), msg);
+        fprintf(out, "  [%u] %s ", f->seq, hsr_severity_name(f->severity));
+        hsr_text_string(out, msg);
+        fputc('\n', out);
         fprintf(out, "      pid %u, thread %u, at +%.6f s; dst 0x%llx, src 0x%llx, stream 0x%llx; action %s\n",
                 l->header.pid, f->thread, rel(s, f->time_ns), (unsigned long long)f->dst, (unsigned long long)f->src,
                 (unsigned long long)f->stream, hsr_action_name(f->action));
@@ -126,11 +145,13 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
             fprintf(out, "\n");
         }
         const hs_log_launch *launch = hsr_launch_of_finding(s, (uint32_t)(l - set->logs), f->seq);
-        if (launch)
-            fprintf(out, "      launch of %s: grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n",
-                    hsr_launch_name(l, launch), launch->grid[0], launch->grid[1], launch->grid[2], launch->block[0],
+        if (launch) {
+            fprintf(out, "      launch of ");
+            hsr_text_string(out, hsr_launch_name(l, launch));
+            fprintf(out, ": grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n", launch->grid[0], launch->grid[1], launch->grid[2], launch->block[0],
                     launch->block[1], launch->block[2], launch->shmem, (unsigned long long)launch->stream,
                     (unsigned long long)launch->caller);
+        }
         for (unsigned a = 0; launch && a < launch->n_args; a++) {
             hs_log_launch_arg arg = hsr_launch_arg(launch, a);
             fprintf(out, "        argument %u (%s): 0x%llx, allocation #%llu %+lld, %s\n", arg.index,

@@ -1,8 +1,10 @@
 /* hipshadow report [--format F] [--output FILE] LOG...
  * Reads post-mortem logs (several merge into one report and one timeline) and writes a report. */
+#include "emit.h"
 #include "formats.h"
 #include "symbolize.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,12 +62,17 @@ int main(int argc, char **argv)
     int unreadable = 0;
     for (int i = first_log; i < argc; i++)
         if (!hsr_add_file(&set, argv[i])) {
-            fprintf(stderr, "hipshadow report: cannot read '%s'\n", argv[i]);
+            fprintf(stderr, "hipshadow report: cannot read '");
+            hsr_text_string(stderr, argv[i]);
+            fprintf(stderr, "': %s\n", errno == EINVAL ? "not a regular file" : strerror(errno));
             unreadable++;
         }
     for (int i = 0; i < set.n_logs; i++)
-        for (int d = 0; d < set.logs[i].n_damage; d++)
-            fprintf(stderr, "hipshadow report: %s: %s\n", set.logs[i].path, set.logs[i].damage[d]);
+        for (int d = 0; d < set.logs[i].n_damage; d++) {
+            fprintf(stderr, "hipshadow report: ");
+            hsr_text_string(stderr, set.logs[i].path);
+            fprintf(stderr, ": %s\n", set.logs[i].damage[d]);
+        }
     hsr_finish(&set);
     hsr_summary s;
     hsr_summarize(&set, &s);
