@@ -8,7 +8,9 @@ Usage: check_hostile.py REPORT MAKE_GOLDEN GOLDEN_DIR CASE
                       URIs are percent-encoded, the text report has no control character and no line
                       a name started, CSV fields are never formulas
   unterminated_header a header field without its terminator ends at its size
-  sparse_log_memory   an 8 GiB sparse log is read in a few MiB and a moment"""
+  output_refuses_links  -o never follows a symbolic link nor truncates what it points to
+  sparse_log_memory   an 8 GiB sparse log is read in a few MiB and a moment
+  write_errors        a full disk (/dev/full) fails the report with a message, -o or standard output"""
 import csv
 import io
 import json
@@ -191,6 +193,37 @@ def case_unterminated_header(tmp):
           f"JSON: host {log['host']!r} (64 bytes, one not UTF-8), executable {log['executable']!r}")
 
 
+def case_output_refuses_links(tmp):
+    log = os.path.join(golden, "rank0.hslog")
+    target = os.path.join(tmp, "precious")
+    open(target, "w").write("keep me\n")
+    link = os.path.join(tmp, "report.html")
+    os.symlink(target, link)
+    proc = run_report(["--format", "html", "-o", link, log])
+    check(proc.returncode != 0, "-o through a symbolic link succeeded")
+    check(open(target).read() == "keep me\n", "the link's target was overwritten")
+    check(os.path.islink(link), "the link was replaced")
+    check(link.encode() in proc.stderr and b"symbolic link" in proc.stderr, f"the refusal names the file: {proc.stderr!r}")
+    dangling = os.path.join(tmp, "dangling.json")
+    os.symlink(os.path.join(tmp, "created-through-link"), dangling)
+    proc = run_report(["--format", "json", "-o", dangling, log])
+    check(proc.returncode != 0 and not os.path.exists(os.path.join(tmp, "created-through-link")),
+          "-o created a file through a dangling link")
+    # a regular file is replaced (keeping its mode), a new one created, a directory refused
+    plain = os.path.join(tmp, "plain.txt")
+    open(plain, "w").write("old report\n")
+    os.chmod(plain, 0o600)
+    proc = run_report(["-o", plain, log])
+    check(proc.returncode == 0 and open(plain).read().startswith("hipshadow report:"), f"-o over a file: {proc.stderr!r}")
+    check(stat.S_IMODE(os.stat(plain).st_mode) == 0o600, "the replaced report lost its mode")
+    fresh = os.path.join(tmp, "fresh.csv")
+    check(run_report(["--format", "csv", "-o", fresh, log]).returncode == 0 and os.path.getsize(fresh) > 0, "-o NEW")
+    proc = run_report(["-o", tmp, log])
+    check(proc.returncode != 0 and b"directory" in proc.stderr, f"-o DIRECTORY: {proc.stderr!r}")
+    check(sorted(os.listdir(tmp)) == ["dangling.json", "fresh.csv", "plain.txt", "precious", "report.html"],
+          f"files left behind: {sorted(os.listdir(tmp))}")
+
+
 def case_sparse_log_memory(tmp):
     """rank0.hslog's chunks in a log that reserves an 8 GiB ring: the header and the written chunks,
     holes between them."""
@@ -226,6 +259,21 @@ def case_sparse_log_memory(tmp):
     print(f"max RSS of the reports: {rss_mib:.1f} MiB")
     check(rss_mib < 64, f"the report of an 8 GiB sparse log took {rss_mib:.0f} MiB")
 
+
+def case_write_errors(tmp):
+    if not os.path.exists("/dev/full"):
+        print("SKIP: no /dev/full")
+        sys.exit(77)
+    log = os.path.join(golden, "rank0.hslog")
+    for fmt in ("text", "json", "html"):
+        proc = run_report(["--format", fmt, "-o", "/dev/full", log])
+        check(proc.returncode != 0, f"{fmt} -o /dev/full: exit status 0")
+        check(b"/dev/full" in proc.stderr and b"No space left" in proc.stderr, f"{fmt} -o /dev/full: {proc.stderr!r}")
+        with open("/dev/full", "wb") as full:
+            proc = subprocess.run([report, "--format", fmt, log], stdout=full, stderr=subprocess.PIPE, timeout=60)
+        check(proc.returncode != 0, f"{fmt} > /dev/full: exit status 0")
+        check(b"standard output" in proc.stderr and b"No space left" in proc.stderr, f"{fmt} > /dev/full: {proc.stderr!r}")
+    check(os.listdir(tmp) == [], f"files left behind: {os.listdir(tmp)}")
 
 with tempfile.TemporaryDirectory() as tmp:
     globals()["case_" + sys.argv[4]](tmp)

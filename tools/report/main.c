@@ -2,6 +2,7 @@
  * Reads post-mortem logs (several merge into one report and one timeline) and writes a report. */
 #include "emit.h"
 #include "formats.h"
+#include "output.h"
 #include "symbolize.h"
 
 #include <errno.h>
@@ -58,6 +59,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "hipshadow report: no log given\n");
         return usage(stderr, 2);
     }
+    hsr_output out;
+    if (!hsr_output_open(&out, output))
+        return 2;
     hsr_set set = {0};
     int unreadable = 0;
     for (int i = first_log; i < argc; i++)
@@ -76,17 +80,11 @@ int main(int argc, char **argv)
     hsr_finish(&set);
     hsr_summary s;
     hsr_summarize(&set, &s);
-    FILE *out = output ? fopen(output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "hipshadow report: cannot write '%s'\n", output);
-        return 2;
-    }
-    fn(&set, &s, out);
-    if (output)
-        fclose(out);
+    fn(&set, &s, out.f);
+    bool written = hsr_output_close(&out);
     hsr_summary_free(&s);
     for (int i = 0; i < set.n_logs; i++)
         hsr_symbolizer_free(&set.logs[i]);
     hsr_free(&set);
-    return unreadable ? 2 : 0;
+    return unreadable || !written ? 2 : 0;
 }
