@@ -9,6 +9,7 @@ Usage: check_hostile.py REPORT MAKE_GOLDEN GOLDEN_DIR CASE
                       a name started, CSV fields are never formulas
   unterminated_header a header field without its terminator ends at its size
   output_refuses_links  -o never follows a symbolic link nor truncates what it points to
+  fifo_module         a module path, or its debug link, naming a FIFO does not hang the report
   sparse_log_memory   an 8 GiB sparse log is read in a few MiB and a moment
   write_errors        a full disk (/dev/full) fails the report with a message, -o or standard output"""
 import csv
@@ -222,6 +223,38 @@ def case_output_refuses_links(tmp):
     check(proc.returncode != 0 and b"directory" in proc.stderr, f"-o DIRECTORY: {proc.stderr!r}")
     check(sorted(os.listdir(tmp)) == ["dangling.json", "fresh.csv", "plain.txt", "precious", "report.html"],
           f"files left behind: {sorted(os.listdir(tmp))}")
+
+
+def no_hang(log, what):
+    for fmt in ("text", "json", "sarif", "html"):
+        start = time.monotonic()
+        try:
+            proc = run_report(["--format", fmt, log], timeout=20)
+            check(proc.returncode == 0, f"{what}, {fmt}: exit status {proc.returncode}")
+        except subprocess.TimeoutExpired:
+            check(False, f"{what}, {fmt}: the report hangs")
+        print(f"{what}, {fmt}: {time.monotonic() - start:.2f} s")
+
+
+def case_fifo_module(tmp):
+    fifo = os.path.join(tmp, "libfifo.so")
+    os.mkfifo(fifo)
+    no_hang(hostile_log(tmp, fifo, 0x1000), "a module path naming a FIFO")
+    # a module whose .gnu_debuglink names a FIFO beside it
+    cc, objcopy = shutil.which("cc") or shutil.which("gcc"), shutil.which("objcopy")
+    if not cc or not objcopy:
+        print("SKIP (part): no C compiler or objcopy: the debug link is not checked")
+        return
+    src, lib, debug = (os.path.join(tmp, n) for n in ("a.c", "liba.so", "liba.debug"))
+    open(src, "w").write("int f(int x) { return x + 1; }\n")
+    subprocess.run([cc, "-O0", "-shared", "-fPIC", "-o", lib, src], check=True)
+    open(debug, "w").write("placeholder\n")
+    subprocess.run([objcopy, "--add-gnu-debuglink=" + debug, lib], check=True, cwd=tmp)
+    os.unlink(debug)
+    os.mkfifo(debug)
+    nm = subprocess.run(["nm", lib], capture_output=True, text=True, check=True).stdout
+    addr = int(next(line.split()[0] for line in nm.splitlines() if line.endswith(" f")), 16)
+    no_hang(hostile_log(tmp, lib, addr + 4), "a debug link naming a FIFO")
 
 
 def case_sparse_log_memory(tmp):

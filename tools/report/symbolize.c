@@ -2,9 +2,13 @@
 #include "symbolize.h"
 
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <uthash.h>
 
 typedef struct cached_frame {
@@ -18,13 +22,75 @@ typedef struct symbolizer {
     cached_frame *cache;
 } symbolizer;
 
+static char *printed(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : s;
+}
+
+/* Whether what stands at path, if anything, is a regular file (what libdw may open). */
+static bool absent_or_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+/* libdw opens separate debug information where the module's .gnu_debuglink (or its own name with
+ * .debug) says, in its directory, in .debug there, and under /usr/lib/debug (its default path):
+ * refused when one of those places holds something other than a regular file, whose open would
+ * block or never end. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                          const char *file_name, const char *debuglink, GElf_Word crc, char **debuginfo_file)
+{
+    if (file_name) {
+        const char *slash = strrchr(file_name, '/');
+        int dir = slash ? (int)(slash - file_name) : 1;
+        const char *dir_name = slash ? file_name : ".";
+        char *name = debuglink ? strdup(debuglink) : printed("%s.debug", slash ? slash + 1 : file_name);
+        char *place[3] = {NULL, NULL, NULL};
+        if (name && name[0] == '/') {
+            place[0] = strdup(name);
+        } else if (name) {
+            place[0] = printed("%.*s/%s", dir, dir_name, name);
+            place[1] = printed("%.*s/.debug/%s", dir, dir_name, name);
+            place[2] = printed("/usr/lib/debug%.*s/%s", dir, dir_name, name);
+        }
+        bool safe = place[0] && (name[0] == '/' || (place[1] && place[2]));
+        for (int i = 0; i < 3; i++) {
+            safe = safe && (!place[i] || absent_or_regular(place[i]));
+            free(place[i]);
+        }
+        free(name);
+        if (!safe)
+            return -1;
+    }
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, debuginfo_file);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = find_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
+
+/* A module's file for libdw, opened here: only a regular file (a FIFO or a device named in a
+ * log would block the report or read forever).  -1 when it is not one. */
+static int open_module(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
 
 static symbolizer *get(hsr_log *log)
 {
@@ -44,8 +110,9 @@ static symbolizer *get(hsr_log *log)
         bool seen = false;
         for (int k = log->n_modules - 1; k > g; k--)
             seen |= !strcmp(log->modules[k].path, m->path) && log->modules[k].load_bias == m->load_bias;
-        if (!seen)
-            dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->load_bias, false);
+        int fd = seen ? -1 : open_module(m->path);
+        if (fd >= 0 && !dwfl_report_elf(s->dwfl, m->path, m->path, fd, m->load_bias, false))
+            close(fd); /* libdw takes the descriptor only when it succeeds */
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
     return s;
