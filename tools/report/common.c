@@ -71,14 +71,3 @@ const char *hsr_fault_where_name(unsigned where)
     static const char *const names[] = {"unknown", "inside", "past-end", "before-start", "freed", "reserved-unmapped"};
     return where < 6 ? names[where] : "unknown";
 }
-
-const hs_log_gpu_fault *hsr_gpu_fault_of(const hsr_set *set, const hsr_log *log, uint32_t finding_seq)
-{
-    for (size_t i = 0; i < set->n_events; i++) {
-        const hsr_event *e = &set->events[i];
-        if (e->type == HS_LOG_GPU_FAULT && &set->logs[e->log] == log &&
-            ((const hs_log_gpu_fault *)e->rec)->finding_seq == finding_seq)
-            return e->rec;
-    }
-    return NULL;
-}

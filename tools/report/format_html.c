@@ -6,6 +6,8 @@
 #include "symbolize.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
 
 enum { WIDTH = 1140, CHART_H = 220, LANE_H = 26, LEFT = 215, MAX_RECTS = 20000 };
 
@@ -50,6 +52,19 @@ static void memory_chart(FILE *out, const hsr_summary *s)
 
 typedef struct lane { uint32_t log; uint64_t stream; } lane;
 
+/* Lanes: one per stream of each log, in order of first use, found by hash. */
+typedef struct lane_index {
+    struct { uint64_t stream; uint32_t log; uint32_t pad; } key;
+    int lane;
+    UT_hash_handle hh;
+} lane_index;
+
+typedef struct lanes {
+    lane *items;
+    int n, cap;
+    lane_index *by_stream;
+} lanes;
+
 static bool on_timeline(const hsr_event *e, uint64_t *stream)
 {
     if (e->type == HS_LOG_COPY || e->type == HS_LOG_MEMSET)
@@ -61,40 +76,53 @@ static bool on_timeline(const hsr_event *e, uint64_t *stream)
     return true;
 }
 
-static int lane_of(lane **lanes, int *n, uint32_t log, uint64_t stream)
+static int lane_of(lanes *ls, uint32_t log, uint64_t stream)
 {
-    for (int i = 0; i < *n; i++)
-        if ((*lanes)[i].log == log && (*lanes)[i].stream == stream)
-            return i;
-    lane *grown = realloc(*lanes, (*n + 1) * sizeof *grown);
-    if (!grown)
+    lane_index key, *found = NULL;
+    memset(&key, 0, sizeof key);
+    key.key.stream = stream;
+    key.key.log = log;
+    HASH_FIND(hh, ls->by_stream, &key.key, sizeof key.key, found);
+    if (found)
+        return found->lane;
+    if (ls->n == ls->cap) {
+        int c = ls->cap ? ls->cap * 2 : 16;
+        lane *grown = realloc(ls->items, (size_t)c * sizeof *grown);
+        if (!grown)
+            return 0;
+        ls->items = grown;
+        ls->cap = c;
+    }
+    if (!(found = calloc(1, sizeof *found)))
         return 0;
-    *lanes = grown;
-    (*lanes)[*n] = (lane){log, stream};
-    return (*n)++;
+    found->key = key.key;
+    found->lane = ls->n;
+    HASH_ADD(hh, ls->by_stream, key, sizeof found->key, found);
+    ls->items[ls->n] = (lane){log, stream};
+    return ls->n++;
 }
 
 static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
 {
-    lane *lanes = NULL;
-    int n = 0;
+    lanes ls = {0};
     uint64_t stream;
     for (size_t i = 0; i < set->n_events; i++)
         if (on_timeline(&set->events[i], &stream))
-            lane_of(&lanes, &n, set->events[i].log, stream);
+            lane_of(&ls, set->events[i].log, stream);
+    int n = ls.n;
     fprintf(out, "<h2>Copies and launches by stream</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" "
                  "aria-label=\"copies and kernel launches on a per-stream timeline\">\n",
             WIDTH, n * LANE_H + 30);
     for (int i = 0; i < n; i++)
         fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/><text x=\"5\" y=\"%d\" font-size=\"12\">pid %u stream 0x%llx</text>\n",
                 LEFT, i * LANE_H + 5, WIDTH - LEFT - 20, LANE_H - 4, i % 2 ? "#f4f4f4" : "#fafafa", i * LANE_H + 21,
-                set->logs[lanes[i].log].header.pid, (unsigned long long)lanes[i].stream);
+                set->logs[ls.items[i].log].header.pid, (unsigned long long)ls.items[i].stream);
     size_t drawn = 0;
     for (size_t i = 0; i < set->n_events && drawn < MAX_RECTS; i++) {
         const hsr_event *e = &set->events[i];
         if (!on_timeline(e, &stream))
             continue;
-        int l = lane_of(&lanes, &n, e->log, stream);
+        int l = lane_of(&ls, e->log, stream);
         if (e->type == HS_LOG_LAUNCH) {
             const hs_log_launch *k = e->rec;
             double x0 = x_of(s, k->start_ns), x1 = x_of(s, k->end_ns > k->start_ns ? k->end_ns : k->start_ns);
@@ -119,7 +147,12 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
                  "<span style=\"color:#27ae60\">&#9632; D2D</span> <span style=\"color:#7f8c8d\">&#9632; H2H</span> "
                  "<span style=\"color:#8e44ad\">&#9632; memset</span> <span style=\"color:#c2185b\">&#9632; kernel launch</span>%s</p>\n",
             drawn == MAX_RECTS ? " (first 20000 operations drawn)" : "");
-    free(lanes);
+    lane_index *k, *tmp;
+    HASH_ITER(hh, ls.by_stream, k, tmp) {
+        HASH_DEL(ls.by_stream, k);
+        free(k);
+    }
+    free(ls.items);
 }
 
 /* Launches by kernel, per log (the ten most launched of each). */

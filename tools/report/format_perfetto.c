@@ -6,33 +6,39 @@
 #include "formats.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
 
 typedef struct track {
-    uint32_t log;
-    uint64_t stream;
+    struct { uint64_t stream; uint32_t log; uint32_t pad; } key;
+    int tid;
+    UT_hash_handle hh;
 } track;
 
 typedef struct tracks {
-    track *items;
+    track *by_stream;
     int n;
 } tracks;
 
 /* The track (tid) of a stream in a log: 1, 2, ... in order of first use. */
 static int track_of(tracks *t, uint32_t log, uint64_t stream, bool *is_new)
 {
-    for (int i = 0; i < t->n; i++)
-        if (t->items[i].log == log && t->items[i].stream == stream) {
-            *is_new = false;
-            return i + 1;
-        }
-    track *grown = realloc(t->items, (t->n + 1) * sizeof *grown);
-    if (!grown)
+    track key, *found = NULL;
+    memset(&key, 0, sizeof key);
+    key.key.stream = stream;
+    key.key.log = log;
+    HASH_FIND(hh, t->by_stream, &key.key, sizeof key.key, found);
+    *is_new = !found;
+    if (found)
+        return found->tid;
+    if (!(found = calloc(1, sizeof *found)))
         return 0;
-    t->items = grown;
-    t->items[t->n++] = (track){log, stream};
-    *is_new = true;
-    return t->n;
+    found->key = key.key;
+    found->tid = ++t->n;
+    HASH_ADD(hh, t->by_stream, key, sizeof found->key, found);
+    return found->tid;
 }
+
 
 static double us(const hsr_summary *s, uint64_t t) { return t >= s->first_ns ? (t - s->first_ns) / 1000.0 : 0; }
 
@@ -130,5 +136,9 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
                 set->logs[s->memory[i].log].header.pid, us(s, s->memory[i].time_ns),
                 (unsigned long long)s->memory[i].bytes);
     fprintf(out, "\n]}\n");
-    free(t.items);
+    track *k, *tmp;
+    HASH_ITER(hh, t.by_stream, k, tmp) {
+        HASH_DEL(t.by_stream, k);
+        free(k);
+    }
 }

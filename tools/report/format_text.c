@@ -128,7 +128,7 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
                     (unsigned long long)f->alloc_id, (unsigned long long)f->alloc_base,
                     (unsigned long long)(f->alloc_base + f->alloc_size), (unsigned long long)f->alloc_offset,
                     (unsigned long long)(f->alloc_offset % 4096));
-        const hs_log_gpu_fault *gp = hsr_gpu_fault_of(set, l, f->seq);
+        const hs_log_gpu_fault *gp = hsr_gpu_fault_of(s, (uint32_t)(l - set->logs), f->seq);
         if (gp) {
             hs_log_gpu_fault g;
             memcpy(&g, gp, sizeof g);

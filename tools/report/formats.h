@@ -24,10 +24,8 @@ const char *hsr_severity_name(unsigned severity);
 const char *hsr_action_name(unsigned action);
 /* One line describing a finding ("out-of-bounds on hipMemcpyDtoH: D2H of N bytes ..."). */
 void hsr_finding_message(const hsr_log *log, const hs_log_finding *f, char *buf, size_t len);
-/* GPU memory faults (GPU_FAULT records): where the address fell, and the record explaining a
- * device-fault finding (NULL when it came from a call, not from the runtime's fault event). */
+/* Where a GPU memory fault's address fell (GPU_FAULT records). */
 const char *hsr_fault_where_name(unsigned where);
-const hs_log_gpu_fault *hsr_gpu_fault_of(const hsr_set *set, const hsr_log *log, uint32_t finding_seq);
 /* The innermost frame of the program's own code (not libc, the runtime or hipshadow) with a
  * source line; false when none has one. */
 bool hsr_own_frame(hsr_log *log, uint32_t stack, char *file, size_t file_len, int *line);

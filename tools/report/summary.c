@@ -50,33 +50,114 @@ static int by_launches(const void *a, const void *b)
 static void list_kernels(hsr_summary *s, kernel_tally **tally)
 {
     kernel_tally *t, *tmp;
+    int *room = s->launches_by_log ? calloc((size_t)s->n_launch_logs, sizeof *room) : NULL;
+    HASH_ITER(hh, *tally, t, tmp)
+        if (room)
+            room[t->key.log]++;
+    for (int i = 0; room && i < s->n_launch_logs; i++)
+        if (room[i] && !(s->launches_by_log[i].kernels = malloc((size_t)room[i] * sizeof(hsr_kernel_count))))
+            room[i] = 0;
     HASH_ITER(hh, *tally, t, tmp) {
-        hsr_log_launches *per = s->launches_by_log ? &s->launches_by_log[t->key.log] : NULL;
-        hsr_kernel_count *grown = per ? realloc(per->kernels, (per->n_kernels + 1) * sizeof *grown) : NULL;
-        if (grown) {
-            per->kernels = grown;
+        hsr_log_launches *per = room && room[t->key.log] ? &s->launches_by_log[t->key.log] : NULL;
+        if (per)
             per->kernels[per->n_kernels++] = (hsr_kernel_count){t->name, t->launches};
-        }
         HASH_DEL(*tally, t);
         free(t);
     }
+    free(room);
     for (int i = 0; s->launches_by_log && i < s->n_launch_logs; i++)
         if (s->launches_by_log[i].n_kernels > 1)
             qsort(s->launches_by_log[i].kernels, s->launches_by_log[i].n_kernels, sizeof(hsr_kernel_count), by_launches);
 }
 
-static void count_api(hsr_summary *s, const char *name)
+/* Calls are counted by log and api number as the timeline is read (one slot per name the log
+ * gives, and one for the numbers it does not name), then merged by name. */
+typedef struct api_calls {
+    uint64_t **by_log;               /* by_log[log][api], api n_api_names: unnamed */
+    int n_logs;
+} api_calls;
+
+static void count_api(api_calls *c, const hsr_log *log, uint32_t index, uint16_t api)
 {
-    for (int i = 0; i < s->n_apis; i++)
-        if (!strcmp(s->apis[i].name, name)) {
-            s->apis[i].calls++;
-            return;
-        }
-    hsr_api_count *grown = realloc(s->apis, (s->n_apis + 1) * sizeof *grown);
-    if (!grown)
+    if (!c->by_log || !c->by_log[index])
         return;
-    s->apis = grown;
-    s->apis[s->n_apis++] = (hsr_api_count){name, 1};
+    c->by_log[index][api < log->n_api_names && log->api_names[api] ? api : log->n_api_names]++;
+}
+
+typedef struct api_total {
+    const char *name;
+    uint64_t calls;
+    UT_hash_handle hh;
+} api_total;
+
+static void list_apis(hsr_summary *s, const hsr_set *set, api_calls *c)
+{
+    api_total *totals = NULL, *t, *tmp;
+    for (int i = 0; c->by_log && i < c->n_logs; i++) {
+        const hsr_log *log = &set->logs[i];
+        for (int api = 0; c->by_log[i] && api <= log->n_api_names; api++) {
+            if (!c->by_log[i][api])
+                continue;
+            const char *name = api < log->n_api_names ? log->api_names[api] : "unknown-api"; /* as hsr_api_name() */
+            HASH_FIND_STR(totals, name, t);
+            if (!t) {
+                if (!(t = calloc(1, sizeof *t)))
+                    continue;
+                t->name = name;
+                HASH_ADD_KEYPTR(hh, totals, t->name, strlen(t->name), t);
+            }
+            t->calls += c->by_log[i][api];
+        }
+        free(c->by_log[i]);
+    }
+    free(c->by_log);
+    size_t n = HASH_COUNT(totals);
+    s->apis = n ? malloc(n * sizeof *s->apis) : NULL;
+    HASH_ITER(hh, totals, t, tmp) {
+        if (s->apis)
+            s->apis[s->n_apis++] = (hsr_api_count){t->name, t->calls};
+        HASH_DEL(totals, t);
+        free(t);
+    }
+}
+
+static bool add_ref(hsr_finding_ref **refs, size_t *n, size_t *cap, uint32_t log, uint32_t finding, size_t event,
+                    const void *rec)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        hsr_finding_ref *grown = realloc(*refs, c * sizeof *grown);
+        if (!grown)
+            return false;
+        *refs = grown;
+        *cap = c;
+    }
+    (*refs)[(*n)++] = (hsr_finding_ref){log, finding, event, rec};
+    return true;
+}
+
+static int by_finding(const void *a, const void *b)
+{
+    const hsr_finding_ref *x = a, *y = b;
+    if (x->log != y->log)
+        return x->log < y->log ? -1 : 1;
+    if (x->finding != y->finding)
+        return x->finding < y->finding ? -1 : 1;
+    return x->event < y->event ? -1 : x->event > y->event;
+}
+
+/* The first (in time) record of finding `seq` of log `log` in refs, sorted by by_finding. */
+static const void *ref_of(const hsr_finding_ref *refs, size_t n, uint32_t log, uint32_t seq)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].log < log || (refs[mid].log == log && refs[mid].finding < seq))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && refs[lo].log == log && refs[lo].finding == seq ? refs[lo].rec : NULL;
 }
 
 static void memory_point(hsr_summary *s, uint64_t t, uint32_t log, uint64_t bytes, size_t *cap)
@@ -106,10 +187,14 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
         s->any_ring |= set->logs[i].header_ok && !(set->logs[i].header.flags & HS_LOG_FLAG_FULL);
     live_alloc *live = NULL;
     uint64_t in_use = 0;
-    size_t mem_cap = 0, finding_launch_cap = 0;
+    size_t mem_cap = 0, finding_launch_cap = 0, finding_fault_cap = 0;
     kernel_tally *tally = NULL;
     if (set->n_logs && (s->launches_by_log = calloc(set->n_logs, sizeof *s->launches_by_log)))
         s->n_launch_logs = set->n_logs;
+    api_calls calls = {NULL, set->n_logs};
+    if (set->n_logs && (calls.by_log = calloc(set->n_logs, sizeof *calls.by_log)))
+        for (int i = 0; i < set->n_logs; i++)
+            calls.by_log[i] = calloc((size_t)set->logs[i].n_api_names + 1, sizeof **calls.by_log);
     for (size_t i = 0; i < set->n_events; i++) {
         const hsr_event *e = &set->events[i];
         const hsr_log *log = &set->logs[e->log];
@@ -121,7 +206,7 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
         switch (e->type) {
         case HS_LOG_COPY: {
             const hs_log_copy *c = e->rec;
-            count_api(s, hsr_api_name(log, c->api));
+            count_api(&calls, log, e->log, c->api);
             s->copies++;
             unsigned d = c->direction < 5 ? c->direction : 4;
             s->copies_by_dir[d]++;
@@ -129,22 +214,22 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             break;
         }
         case HS_LOG_MEMSET:
-            count_api(s, hsr_api_name(log, ((const hs_log_copy *)e->rec)->api));
+            count_api(&calls, log, e->log, ((const hs_log_copy *)e->rec)->api);
             s->memsets++;
             break;
         case HS_LOG_SYNC:
-            count_api(s, hsr_api_name(log, ((const hs_log_sync *)e->rec)->api));
+            count_api(&calls, log, e->log, ((const hs_log_sync *)e->rec)->api);
             s->syncs++;
             break;
         case HS_LOG_STREAM:
-            count_api(s, hsr_api_name(log, ((const hs_log_stream *)e->rec)->api));
+            count_api(&calls, log, e->log, ((const hs_log_stream *)e->rec)->api);
             break;
         case HS_LOG_EVENT:
-            count_api(s, hsr_api_name(log, ((const hs_log_event *)e->rec)->api));
+            count_api(&calls, log, e->log, ((const hs_log_event *)e->rec)->api);
             break;
         case HS_LOG_ALLOC: {
             const hs_log_alloc *a = e->rec;
-            count_api(s, hsr_api_name(log, a->api));
+            count_api(&calls, log, e->log, a->api);
             s->allocs++;
             if (a->result != 0 || !a->id)
                 break;
@@ -168,7 +253,7 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
         }
         case HS_LOG_FREE: {
             const hs_log_free *f = e->rec;
-            count_api(s, hsr_api_name(log, f->api));
+            count_api(&calls, log, e->log, f->api);
             s->frees++;
             live_alloc key = {.key = {e->log, f->id}}, *l = NULL;
             memset(&key.key, 0, sizeof key.key);
@@ -187,21 +272,16 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
         }
         case HS_LOG_LAUNCH: {
             const hs_log_launch *l = e->rec;
-            count_api(s, hsr_api_name(log, l->api));
+            count_api(&calls, log, e->log, l->api);
             count_launch(s, &tally, log, e->log, l);
-            if (!l->first_finding)
-                break;
-            if (s->n_finding_launches == finding_launch_cap) {
-                size_t c = finding_launch_cap ? finding_launch_cap * 2 : 16;
-                hsr_finding_launch *grown = realloc(s->finding_launches, c * sizeof *grown);
-                if (!grown)
-                    break;
-                s->finding_launches = grown;
-                finding_launch_cap = c;
-            }
-            s->finding_launches[s->n_finding_launches++] = (hsr_finding_launch){e->log, l->first_finding, l};
+            if (l->first_finding)
+                add_ref(&s->finding_launches, &s->n_finding_launches, &finding_launch_cap, e->log, l->first_finding, i, l);
             break;
         }
+        case HS_LOG_GPU_FAULT:
+            add_ref(&s->finding_faults, &s->n_finding_faults, &finding_fault_cap, e->log,
+                    ((const hs_log_gpu_fault *)e->rec)->finding_seq, i, e->rec);
+            break;
         case HS_LOG_FINDING: {
             const hs_log_finding *f = e->rec;
             s->findings++;
@@ -213,8 +293,13 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             break;
         }
     }
+    list_apis(s, set, &calls);
     if (s->n_apis)
         qsort(s->apis, s->n_apis, sizeof *s->apis, by_calls);
+    if (s->n_finding_launches)
+        qsort(s->finding_launches, s->n_finding_launches, sizeof *s->finding_launches, by_finding);
+    if (s->n_finding_faults)
+        qsort(s->finding_faults, s->n_finding_faults, sizeof *s->finding_faults, by_finding);
     list_kernels(s, &tally);
     live_alloc *l, *tmp;
     size_t n = HASH_COUNT(live);
@@ -231,10 +316,12 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
 
 const hs_log_launch *hsr_launch_of_finding(const hsr_summary *s, uint32_t log, uint32_t seq)
 {
-    for (size_t i = 0; i < s->n_finding_launches; i++)
-        if (s->finding_launches[i].log == log && s->finding_launches[i].finding == seq)
-            return s->finding_launches[i].launch;
-    return NULL;
+    return ref_of(s->finding_launches, s->n_finding_launches, log, seq);
+}
+
+const hs_log_gpu_fault *hsr_gpu_fault_of(const hsr_summary *s, uint32_t log, uint32_t seq)
+{
+    return ref_of(s->finding_faults, s->n_finding_faults, log, seq);
 }
 
 void hsr_summary_free(hsr_summary *s)
@@ -243,6 +330,7 @@ void hsr_summary_free(hsr_summary *s)
         free(s->launches_by_log[i].kernels);
     free(s->launches_by_log);
     free(s->finding_launches);
+    free(s->finding_faults);
     free(s->apis);
     free(s->findings_by_kind);
     free(s->leaks);

@@ -33,12 +33,14 @@ typedef struct hsr_log_launches {
     int n_kernels;
 } hsr_log_launches;
 
-/* A launch that has a finding (kernel-use-after-free, a blocked launch). */
-typedef struct hsr_finding_launch {
+/* A record that belongs to a finding: the launch that made it (kernel-use-after-free, a blocked
+ * launch), the GPU fault that explains it. */
+typedef struct hsr_finding_ref {
     uint32_t log;
     uint32_t finding;                /* the finding's seq in that log */
-    const hs_log_launch *launch;
-} hsr_finding_launch;
+    size_t event;                    /* the record's place in the timeline: the first one wins */
+    const void *rec;
+} hsr_finding_ref;
 
 typedef struct hsr_summary {
     hsr_api_count *apis;             /* most called first */
@@ -46,8 +48,10 @@ typedef struct hsr_summary {
     uint64_t copies, memsets, allocs, frees, syncs, findings, launches;
     hsr_log_launches *launches_by_log; /* n_launch_logs: one per log of the set */
     int n_launch_logs;
-    hsr_finding_launch *finding_launches;
+    hsr_finding_ref *finding_launches; /* sorted by log, finding, event */
     size_t n_finding_launches;
+    hsr_finding_ref *finding_faults;   /* GPU_FAULT records, sorted the same way */
+    size_t n_finding_faults;
     uint64_t copies_by_dir[5], bytes_by_dir[5];
     uint64_t peak_device_bytes, peak_time_ns;
     uint64_t *findings_by_kind;      /* hsr_kind_count() entries */
@@ -64,5 +68,8 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s);
 void hsr_summary_free(hsr_summary *s);
 /* The launch that made finding `seq` of log `log`, NULL if none. */
 const hs_log_launch *hsr_launch_of_finding(const hsr_summary *s, uint32_t log, uint32_t seq);
+/* The GPU fault record explaining a device-fault finding (NULL when it came from a call, not from
+ * the runtime's fault event). */
+const hs_log_gpu_fault *hsr_gpu_fault_of(const hsr_summary *s, uint32_t log, uint32_t seq);
 
 #endif

@@ -17,9 +17,18 @@ typedef struct cached_frame {
     UT_hash_handle hh;
 } cached_frame;
 
+/* Which module holds an address: disjoint ranges, sorted, each owned by the newest module
+ * (the last in the log) that has a segment there. */
+typedef struct span {
+    uint64_t start, end;
+    int module;
+} span;
+
 typedef struct symbolizer {
     Dwfl *dwfl;
     cached_frame *cache;
+    span *spans;
+    size_t n_spans;
 } symbolizer;
 
 static char *printed(const char *fmt, ...)
@@ -92,6 +101,133 @@ static int open_module(const char *path)
     return fd;
 }
 
+static int by_path_bias_newest(const void *a, const void *b, void *arg)
+{
+    const hsr_module *m = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = strcmp(m[x].path, m[y].path);
+    if (c)
+        return c;
+    if (m[x].load_bias != m[y].load_bias)
+        return m[x].load_bias < m[y].load_bias ? -1 : 1;
+    return y - x;
+}
+
+/* The modules libdw is told about: one per path and load bias, the newest (a map rewritten at
+ * each dlopen repeats every module). */
+static bool *newest_modules(const hsr_log *log)
+{
+    int n = log->n_modules;
+    bool *keep = calloc((size_t)n + 1, sizeof *keep);
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (!keep || !order) {
+        free(order);
+        free(keep);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, (size_t)n, sizeof *order, by_path_bias_newest, log->modules);
+    for (int i = 0; i < n; i++) {
+        const hsr_module *m = &log->modules[order[i]], *prev = i ? &log->modules[order[i - 1]] : NULL;
+        keep[order[i]] = !prev || strcmp(prev->path, m->path) || prev->load_bias != m->load_bias;
+    }
+    free(order);
+    return keep;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct segment_ref {
+    uint64_t start, end;
+    int module;
+} segment_ref;
+
+static int by_module_newest(const void *a, const void *b)
+{
+    const segment_ref *x = a, *y = b;
+    return x->module != y->module ? (x->module < y->module ? 1 : -1) : 0;
+}
+
+/* First index >= i in the union-find of elementary ranges that no module owns yet. */
+static size_t unowned(size_t *next, size_t i)
+{
+    size_t root = i;
+    while (next[root] != root)
+        root = next[root];
+    while (next[i] != root) {
+        size_t up = next[i];
+        next[i] = root;
+        i = up;
+    }
+    return root;
+}
+
+/* The address map as disjoint spans: every segment's bounds cut the address space into elementary
+ * ranges; segments, newest module first, claim the ranges no newer one holds. */
+static void build_spans(symbolizer *s, const hsr_log *log)
+{
+    size_t n = 0;
+    for (int i = 0; i < log->n_modules; i++)
+        n += (size_t)log->modules[i].n_segments;
+    segment_ref *segs = malloc((n + 1) * sizeof *segs);
+    uint64_t *cuts = malloc((2 * n + 1) * sizeof *cuts);
+    size_t n_segs = 0, n_cuts = 0;
+    for (int i = 0; segs && cuts && i < log->n_modules; i++)
+        for (int k = 0; k < log->modules[i].n_segments; k++) {
+            hs_log_segment seg;
+            memcpy(&seg, &log->modules[i].segments[k], sizeof seg);
+            uint64_t end = seg.start + seg.size < seg.start ? UINT64_MAX : seg.start + seg.size;
+            if (end == seg.start)
+                continue;
+            segs[n_segs++] = (segment_ref){seg.start, end, i};
+            cuts[n_cuts++] = seg.start;
+            cuts[n_cuts++] = end;
+        }
+    size_t *next = n_cuts ? malloc((n_cuts + 1) * sizeof *next) : NULL;
+    int *owner = n_cuts ? malloc(n_cuts * sizeof *owner) : NULL;
+    s->spans = n_cuts ? malloc(n_cuts * sizeof *s->spans) : NULL;
+    if (!next || !owner || !s->spans)
+        goto out;
+    qsort(cuts, n_cuts, sizeof *cuts, by_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < n_cuts; i++)
+        if (!u || cuts[u - 1] != cuts[i])
+            cuts[u++] = cuts[i];
+    n_cuts = u; /* elementary range j is [cuts[j], cuts[j + 1]) */
+    for (size_t j = 0; j <= n_cuts; j++)
+        next[j] = j;
+    for (size_t j = 0; j < n_cuts; j++)
+        owner[j] = -1;
+    qsort(segs, n_segs, sizeof *segs, by_module_newest);
+    for (size_t i = 0; i < n_segs; i++) {
+        size_t first = (uint64_t *)bsearch(&segs[i].start, cuts, n_cuts, sizeof *cuts, by_u64) - cuts;
+        size_t last = (uint64_t *)bsearch(&segs[i].end, cuts, n_cuts, sizeof *cuts, by_u64) - cuts;
+        for (size_t j = unowned(next, first); j < last; j = unowned(next, j + 1)) {
+            owner[j] = segs[i].module;
+            next[j] = j + 1;
+        }
+    }
+    for (size_t j = 0; j + 1 < n_cuts; j++) {
+        if (owner[j] < 0)
+            continue;
+        span *prev = s->n_spans ? &s->spans[s->n_spans - 1] : NULL;
+        if (prev && prev->module == owner[j] && prev->end == cuts[j])
+            prev->end = cuts[j + 1];
+        else
+            s->spans[s->n_spans++] = (span){cuts[j], cuts[j + 1], owner[j]};
+    }
+out:
+    free(owner);
+    free(next);
+    free(cuts);
+    free(segs);
+}
+
 static symbolizer *get(hsr_log *log)
 {
     if (log->symbolizer)
@@ -100,36 +236,35 @@ static symbolizer *get(hsr_log *log)
     if (!s)
         return NULL;
     log->symbolizer = s;
+    build_spans(s, log);
     s->dwfl = dwfl_begin(&offline_callbacks);
     if (!s->dwfl)
         return s;
     dwfl_report_begin(s->dwfl);
     /* the newest generation of the map first; an older entry at the same place is skipped by libdw */
-    for (int g = log->n_modules - 1; g >= 0; g--) {
+    bool *keep = newest_modules(log);
+    for (int g = log->n_modules - 1; keep && g >= 0; g--) {
         const hsr_module *m = &log->modules[g];
-        bool seen = false;
-        for (int k = log->n_modules - 1; k > g; k--)
-            seen |= !strcmp(log->modules[k].path, m->path) && log->modules[k].load_bias == m->load_bias;
-        int fd = seen ? -1 : open_module(m->path);
+        int fd = keep[g] ? open_module(m->path) : -1;
         if (fd >= 0 && !dwfl_report_elf(s->dwfl, m->path, m->path, fd, m->load_bias, false))
             close(fd); /* libdw takes the descriptor only when it succeeds */
     }
+    free(keep);
     dwfl_report_end(s->dwfl, NULL, NULL);
     return s;
 }
 
-static const hsr_module *module_of(const hsr_log *log, uint64_t pc)
+static const hsr_module *module_of(const hsr_log *log, const symbolizer *s, uint64_t pc)
 {
-    for (int i = log->n_modules - 1; i >= 0; i--) {
-        const hsr_module *m = &log->modules[i];
-        for (int k = 0; k < m->n_segments; k++) {
-            hs_log_segment seg;
-            memcpy(&seg, &m->segments[k], sizeof seg);
-            if (pc >= seg.start && pc < seg.start + seg.size)
-                return m;
-        }
+    size_t lo = 0, hi = s->n_spans;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->spans[mid].end <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo < s->n_spans && s->spans[lo].start <= pc ? &log->modules[s->spans[lo].module] : NULL;
 }
 
 void hsr_symbolize(hsr_log *log, uint64_t pc, hsr_frame_info *out)
@@ -145,7 +280,7 @@ void hsr_symbolize(hsr_log *log, uint64_t pc, hsr_frame_info *out)
     }
     memset(out, 0, sizeof *out);
     snprintf(out->function, sizeof out->function, "??");
-    const hsr_module *m = module_of(log, pc);
+    const hsr_module *m = s ? module_of(log, s, pc) : NULL;
     if (m) {
         snprintf(out->module, sizeof out->module, "%s", m->path);
         out->offset = pc - m->load_bias;
@@ -197,6 +332,7 @@ void hsr_symbolizer_free(hsr_log *log)
     }
     if (s->dwfl)
         dwfl_end(s->dwfl);
+    free(s->spans);
     free(s);
     log->symbolizer = NULL;
 }
