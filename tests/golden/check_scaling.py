@@ -10,7 +10,8 @@ import sys
 import tempfile
 
 report, make_big_log = (os.path.abspath(a) for a in sys.argv[1:3])
-events = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
+sanitized = "ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ  # tests/sanitizers.sh: 5-10x slower
+events = int(sys.argv[3]) if len(sys.argv) > 3 else 5000 if sanitized else 20000
 GROWTH, RATIO = 4, 8.0
 
 # shape: (events at the smaller size, what grows with them, the formats that read it)

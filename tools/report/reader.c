@@ -26,18 +26,17 @@ const char *hsr_direction_name(unsigned dir)
     return dir < 5 ? names[dir] : "none";
 }
 
-/* Room for one more of n items of `size` bytes in *items (cap allocated), doubling. */
-static bool grow(void *items, size_t n, size_t *cap, size_t size)
+/* The array `items` (n items of `size` bytes, cap allocated) with room for one more, doubled when
+ * full: moved or not; NULL, items left as they were, when memory runs out. */
+static void *room(void *items, size_t n, size_t *cap, size_t size)
 {
     if (n < *cap)
-        return true;
+        return items;
     size_t c = *cap ? *cap * 2 : 16;
-    void *grown = realloc(*(void **)items, c * size);
-    if (!grown)
-        return false;
-    *(void **)items = grown;
-    *cap = c;
-    return true;
+    void *grown = realloc(items, c * size);
+    if (grown)
+        *cap = c;
+    return grown;
 }
 
 static void damage(hsr_log *log, const char *fmt, ...)
@@ -52,10 +51,12 @@ static void damage(hsr_log *log, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char *copy = strdup(buf);
-    if (!copy || !grow(&log->damage, (size_t)log->n_damage, &log->damage_cap, sizeof *log->damage)) {
+    char **grown = copy ? room(log->damage, (size_t)log->n_damage, &log->damage_cap, sizeof *grown) : NULL;
+    if (!grown) {
         free(copy);
         return;
     }
+    log->damage = grown;
     log->damage[log->n_damage++] = copy;
 }
 
@@ -92,8 +93,10 @@ static const uint8_t *hold(hsr_log *log, const source *src, uint64_t off, size_t
 {
     if (src->fd < 0)
         return off <= src->size && len <= src->size - off ? src->buf + off : NULL;
-    if (!grow(&log->blocks, log->n_blocks, &log->blocks_cap, sizeof *log->blocks))
+    uint8_t **grown = room(log->blocks, log->n_blocks, &log->blocks_cap, sizeof *grown);
+    if (!grown)
         return NULL;
+    log->blocks = grown;
     uint8_t *b = malloc(len ? len : 1);
     if (!b || !read_at(src, off, b, len)) {
         free(b);
@@ -169,8 +172,10 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: module record longer than its size", (unsigned long long)off);
             return;
         }
-        if (!grow(&log->modules, (size_t)log->n_modules, &log->modules_cap, sizeof *log->modules))
+        hsr_module *grown = room(log->modules, (size_t)log->n_modules, &log->modules_cap, sizeof *grown);
+        if (!grown)
             return;
+        log->modules = grown;
         char *path = strndup((const char *)p + sizeof m + m.n_segments * sizeof(hs_log_segment), m.path_bytes);
         if (!path)
             return;
@@ -183,8 +188,10 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: stack record longer than its size", (unsigned long long)off);
             return;
         }
-        if (!grow(&log->stacks, log->n_stacks, &log->stacks_cap, sizeof *log->stacks))
+        hsr_stack *grown = room(log->stacks, log->n_stacks, &log->stacks_cap, sizeof *grown);
+        if (!grown)
             return;
+        log->stacks = grown;
         log->stacks[log->n_stacks++] = (hsr_stack){s.id, s.n_frames, p + sizeof s};
     } else if (type == HS_LOG_API_NAME) {
         hs_log_api_name a;
@@ -194,11 +201,17 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             return;
         }
         if (a.api >= log->n_api_names) {
-            char **grown = realloc(log->api_names, (a.api + 1) * sizeof *grown);
-            if (!grown)
-                return;
-            memset(grown + log->n_api_names, 0, (a.api + 1 - log->n_api_names) * sizeof *grown);
-            log->api_names = grown;
+            size_t cap = log->api_names_cap;
+            while (cap <= a.api)
+                cap = cap ? cap * 2 : 64;
+            if (cap != log->api_names_cap) {
+                char **grown = realloc(log->api_names, cap * sizeof *grown);
+                if (!grown)
+                    return;
+                memset(grown + log->api_names_cap, 0, (cap - log->api_names_cap) * sizeof *grown);
+                log->api_names = grown;
+                log->api_names_cap = cap;
+            }
             log->n_api_names = a.api + 1;
         }
         free(log->api_names[a.api]);
@@ -214,8 +227,10 @@ static void parse_meta(hsr_log *log, uint16_t type, const uint8_t *p, uint32_t s
             damage(log, "offset %llu: kernel-name record with id 0: skipped", (unsigned long long)off);
             return;
         }
-        if (!grow(&log->kernel_names, log->n_kernel_names, &log->kernel_names_cap, sizeof *log->kernel_names))
+        hsr_kname *grown = room(log->kernel_names, log->n_kernel_names, &log->kernel_names_cap, sizeof *grown);
+        if (!grown)
             return;
+        log->kernel_names = grown;
         char *name = demangled(strndup((const char *)p + sizeof k, k.name_bytes));
         if (name)
             log->kernel_names[log->n_kernel_names++] = (hsr_kname){k.id, name};
@@ -384,7 +399,7 @@ static int by_kernel_id(const void *a, const void *b)
 
 static hsr_log *new_log(hsr_set *set, const char *name)
 {
-    hsr_log *grown = realloc(set->logs, (set->n_logs + 1) * sizeof *grown);
+    hsr_log *grown = room(set->logs, (size_t)set->n_logs, &set->logs_cap, sizeof *grown);
     if (!grown)
         return NULL;
     set->logs = grown;

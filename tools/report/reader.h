@@ -48,6 +48,7 @@ typedef struct hsr_log {
     size_t n_stacks, stacks_cap;
     char **api_names;                /* by api number */
     int n_api_names;
+    size_t api_names_cap;
     hsr_kname *kernel_names;         /* KERNEL_NAME records, sorted by id */
     size_t n_kernel_names, kernel_names_cap;
     char **damage;                   /* one message per problem, with the file offset */
@@ -67,6 +68,7 @@ typedef struct hsr_event {
 typedef struct hsr_set {
     hsr_log *logs;
     int n_logs;
+    size_t logs_cap;
     hsr_event *events;               /* every event record of every log, by time */
     size_t n_events, events_cap;
 } hsr_set;
