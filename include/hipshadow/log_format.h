@@ -76,6 +76,9 @@ typedef struct hs_log_file_header {
     char executable[512];
     char command_line[2048];
     char options[2048];
+    /* The variables that change GPU memory behaviour, as set for the process: "NAME=value"
+     * lines (src/core/environment.inc lists them).  All zero in logs written before it. */
+    char environment[1536];
 } hs_log_file_header;
 
 typedef struct hs_log_chunk_header {

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "init.h"
 #include "deep_stack.h"
+#include "environment.h"
 #include "kernel_info.h"
 #include "ledger.h"
 #include "redzones.h"
@@ -212,6 +213,7 @@ static void init_once_body(void)
     }
     hs_ledger_init((unsigned)options.ledger_size, (unsigned)options.ledger_max);
     hs_redzones_init(options.redzones);
+    hs_environment_init();
     hs_report_init(&options);
     hs_torch_init(&options);
     hs_policy_init(&options);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "log.h"
 #include "deep_stack.h"
+#include "environment.h"
 #include "own_fd.h"
 #include "paths.h"
 #include "util.h"
@@ -418,6 +419,7 @@ static void fill_header(hs_log_file_header *h, int rank, bool full)
         h->executable[0] = 0;
     read_file_into("/proc/self/cmdline", h->command_line, sizeof h->command_line, true);
     hs_options_format(lg.opt, h->options, sizeof h->options);
+    snprintf(h->environment, sizeof h->environment, "%s", hs_environment_text());
 }
 
 static void open_for_this_process(void)

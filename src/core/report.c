@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 #include "deep_stack.h"
+#include "environment.h"
 #include "own_fd.h"
 #include "kernel_info.h"
 #include "ledger.h"
@@ -33,6 +34,7 @@ static struct {
     hs_own_fd json;          /* the findings file */
     char json_path[4096];    /* the findings file this process writes */
     long printed;
+    bool environment_said;   /* the environment went out with the first report */
     atomic_bool cut_said;    /* "... could not be written" was said */
 } rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .text_file = {.fd = -1}, .json = {.fd = -1}};
 
@@ -50,6 +52,7 @@ void hs_report_after_fork(void)
     atomic_store(&rp.owner, 0);
     atomic_store(&rp.cut_said, false);
     rp.printed = 0; /* the child's print_limit is its own */
+    rp.environment_said = false;
     /* The child reopens its own files (text_pid/json_pid no longer match). */
 }
 
@@ -643,6 +646,31 @@ static void print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
     }
 }
 
+/* The environment behind GPU memory behaviour, once, with the first report; a variable known to
+ * cause faults when misused, beside every device-fault (the reader's first suspect then). */
+static void print_environment(FILE *f, const hs_finding *fi)
+{
+    const char *all = hs_environment_text();
+    const char *risky = hs_environment_fault_prone();
+    if (hs_finding_is_device_fault(fi) && *risky) {
+        fprintf(f, "Set for this process, and known to cause device faults when misused:\n");
+        for (const char *l = risky; *l;) {
+            const char *end = strchr(l, '\n');
+            fprintf(f, "    %.*s\n", (int)(end - l), l);
+            l = end + 1;
+        }
+    }
+    if (rp.environment_said || !*all)
+        return;
+    rp.environment_said = true;
+    fprintf(f, "Environment (variables that change GPU memory behaviour, as set for this process):\n");
+    for (const char *l = all; *l;) {
+        const char *end = strchr(l, '\n');
+        fprintf(f, "    %.*s\n", (int)(end - l), l);
+        l = end + 1;
+    }
+}
+
 static void print_text(FILE *f, const hs_event *e)
 {
     const hs_call *c = e->call;
@@ -709,6 +737,7 @@ static void print_text(FILE *f, const hs_event *e)
     }
     if (e->suspects)
         print_suspects(f, e->suspects, e->time_ns);
+    print_environment(f, fi);
     fprintf(f, "SUMMARY: hipshadow: %s %s", hs_kind_name(fi->kind), api);
     if (e->gpu_fault)
         fprintf(f, " address=0x%lx where=%s", (unsigned long)e->gpu_fault->address, fault_where_name(e->gpu_fault->where));

@@ -332,6 +332,26 @@ CASES = {
                                  "kernels.0.args.#": 1}},
         stderr_has=["a fault of asynchronous work already on the device", "this call's own arguments were checked and are clean",
                     "#0 kernel 'poke' (hipModuleLaunchKernel)", "arg 0 = 0x", ": allocation #1 + 0, live"], exit=0),
+    # The environment behind GPU memory behaviour goes out with the first report, and a variable
+    # known to cause faults is called out beside the device-fault too.
+    "environment_beside_device_fault": dict(
+        program="kernel_cases", options="fault_events=0", args=["far-write"],
+        env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True",
+             "HIP_LAUNCH_BLOCKING": "0\n==1==ERROR: fake"},
+        kinds={"device-fault": 1},
+        stderr_has=["Environment (variables that change GPU memory behaviour, as set for this process):\n"
+                    "    HSA_OVERRIDE_GFX_VERSION=10.3.0\n    HIP_LAUNCH_BLOCKING=0?==1==ERROR: fake\n"
+                    "    PYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n",
+                    "Set for this process, and known to cause device faults when misused:\n"
+                    "    HSA_OVERRIDE_GFX_VERSION=10.3.0 (ROCr loads code objects built for the named GPU"],
+        exit=0),
+    "environment_once": dict(
+        program="memset_and_free", env={"HIP_VISIBLE_DEVICES": "0"},
+        kinds={"out-of-bounds": 2, "invalid-free": 1}, explained=3,
+        stderr_has=["Environment (variables that change GPU memory behaviour, as set for this process):\n"
+                    "    HIP_VISIBLE_DEVICES=0\n"],
+        stderr_count={"Environment (variables": 1},
+        stderr_lacks=["known to cause device faults"], exit=0),
     # A suppression's glob also matches the launched kernel's name: the launch finding goes, the
     # device fault (another kind) stays.
     "kernel_suppressed_by_name": dict(
@@ -705,6 +725,9 @@ def main():
         for text in case.get("stderr_lacks", []):
             if text in proc.stderr:
                 failures.append(f"stderr has {text!r}")
+        for text, want in case.get("stderr_count", {}).items():
+            if proc.stderr.count(text) != want:
+                failures.append(f"stderr has {text!r} {proc.stderr.count(text)} times, not {want}")
         for text in case.get("stdout_has", []):
             if text not in proc.stdout:
                 failures.append(f"stdout lacks {text!r}")
