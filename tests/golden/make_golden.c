@@ -57,6 +57,9 @@ static writer start(uint32_t pid, int rank, uint64_t t0)
     snprintf(h->executable, sizeof h->executable, "/golden/bin/infer");
     snprintf(h->command_line, sizeof h->command_line, "/golden/bin/infer --rank %d", rank);
     snprintf(h->options, sizeof h->options, "mode=warn:log=golden.%%r.hslog");
+    if (rank == 0)
+        snprintf(h->environment, sizeof h->environment,
+                 "HSA_OVERRIDE_GFX_VERSION=10.3.0\nPYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n");
     w.events = (hs_log_chunk_header *)(w.file + HS_LOG_HEADER_BYTES);
     chunk(w.events, HS_LOG_CHUNK_EVENTS, 1, pid);
     w.meta = (hs_log_chunk_header *)(w.file + h->growing_offset);
@@ -282,6 +285,9 @@ static writer hostile(const char *module_path, uint64_t offset)
                  "<script>document.documentElement.setAttribute('data-pwned','command')</script>\n"
                  "SUMMARY: hipshadow: no findings");
     snprintf(h->options, sizeof h->options, "OPTIONS-FIELD-IS-NOT-THE-COMMAND");
+    unterminated(h->environment, sizeof h->environment,
+                 "HIP_VISIBLE_DEVICES=\"<script>document.documentElement.setAttribute('data-pwned','env')</script>\n"
+                 "SUMMARY: hipshadow: no findings\xff");
     /* the same api numbers named again: the last name wins */
     api_name(&w, 2, "hipMemcpyDtoH</title><script>document.documentElement.setAttribute('data-pwned','api')</script>"
                     "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','img')\">\",\"x,y\"\xff");

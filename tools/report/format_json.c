@@ -184,6 +184,26 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
             hsr_json_string(out, l->command_line);
             fprintf(out, ",\"options\":");
             hsr_json_string(out, l->options);
+            /* "NAME=value" lines as an object of strings */
+            fprintf(out, ",\"environment\":{");
+            bool first = true;
+            for (const char *e = l->environment; *e;) {
+                const char *end = strchr(e, '\n');
+                size_t len = end ? (size_t)(end - e) : strlen(e);
+                const char *eq = memchr(e, '=', len);
+                if (eq) {
+                    char name[sizeof l->environment], value[sizeof l->environment];
+                    snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
+                    snprintf(value, sizeof value, "%.*s", (int)(e + len - eq - 1), eq + 1);
+                    fprintf(out, first ? "" : ",");
+                    hsr_json_string(out, name);
+                    fputc(':', out);
+                    hsr_json_string(out, value);
+                    first = false;
+                }
+                e += len + (end != NULL);
+            }
+            fputc('}', out);
         }
         fprintf(out, ",\"damage\":[");
         for (int d = 0; d < l->n_damage; d++) {

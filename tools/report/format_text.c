@@ -48,6 +48,18 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
             fprintf(out, ", started %s\n    command: ", when);
             hsr_text_string(out, l->command_line);
             fputc('\n', out);
+            /* the variables that change GPU memory behaviour, as they were set for the process */
+            for (const char *e = l->environment; *e;) {
+                const char *end = strchr(e, '\n');
+                size_t len = end ? (size_t)(end - e) : strlen(e);
+                char line[sizeof l->environment];
+                memcpy(line, e, len);
+                line[len] = 0;
+                fprintf(out, "    environment: ");
+                hsr_text_string(out, line);
+                fputc('\n', out);
+                e += len + (end != NULL);
+            }
             if (h->flags & HS_LOG_FLAG_FULL)
                 fprintf(out, "    every event kept (log_mode=full)\n");
             else

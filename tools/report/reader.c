@@ -352,6 +352,7 @@ static void parse(hsr_set *set, uint32_t index, const source *src)
     bounded(log->executable, h->executable, sizeof h->executable);
     bounded(log->command_line, h->command_line, sizeof h->command_line);
     bounded(log->options, h->options, sizeof h->options);
+    bounded(log->environment, h->environment, sizeof h->environment);
     if (h->magic == HS_LOG_MAGIC_SWAPPED) {
         damage(log, "offset 0: written with the other byte order, which this reader does not convert");
         return;

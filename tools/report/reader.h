@@ -39,6 +39,7 @@ typedef struct hsr_log {
     char executable[sizeof(((hs_log_file_header *)0)->executable) + 1];
     char command_line[sizeof(((hs_log_file_header *)0)->command_line) + 1];
     char options[sizeof(((hs_log_file_header *)0)->options) + 1];
+    char environment[sizeof(((hs_log_file_header *)0)->environment) + 1]; /* "NAME=value" lines */
     uint8_t **blocks;                /* the chunks' records read from a file (records point into them) */
     size_t n_blocks, blocks_cap;
     hsr_module *modules;
