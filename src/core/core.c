@@ -41,6 +41,7 @@ bool hs_enter(void)
     if (HS_UNLIKELY(!hs_tool_active()))
         return false;
     in_wrapper = 1;
+    hs_own_thread.saved = false; /* a state saved outside any wrapper is no longer the program's */
     hs_count_call();
     return true;
 }
