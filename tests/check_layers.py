@@ -37,8 +37,8 @@ RANKS = [
     ("init", ["init"]),
     ("policy", ["policy"]),
     ("fallback", ["fallback"]),
-    ("report", ["report"]),
-    ("check", ["check"]),
+    ("report", ["report", "report_regions"]),
+    ("check", ["check", "runtime_rules"]),
     ("launches", ["ledger", "kernel_info", "redzones"]),
     ("call", ["call"]),
     ("services", None),  # everything else
@@ -53,7 +53,7 @@ def rank_of(module):
 
 
 # The front-end's functions that call the runtime, as the core would call them directly.
-RUNTIME_CALLS = re.compile(r"layer->(current_device|kernel_name|kernel_params|stream_sync|fill|read)\s*\(|"
+RUNTIME_CALLS = re.compile(r"layer->(current_device|kernel_name|kernel_params|stream_sync|device_limits|fill|read)\s*\(|"
                            r"hs_frontend_active\.(query_pointer\s*\(|kernels\s*->|kernels\s*;)")
 
 

@@ -65,6 +65,9 @@ typedef struct hs_call {
     size_t bytes;             /* what the program asked for (2-D: width * height) */
     size_t dst_extent;        /* bytes touched from dst; 0 = bytes (2-D: (height-1)*pitch + width) */
     size_t src_extent;
+    /* 2-D and 3-D copies and memsets (HS_COPY_2D): the row width and each side's pitch, which the
+     * runtime's geometry rules need (runtime_rules.c); height 0: no pitched geometry stated */
+    size_t width, height, dst_pitch, src_pitch;
     int dir;                  /* hs_dir as stated by the call */
     bool dir_by_address;      /* the call names device memory by address, with no kind to state (the
                                * CUDA driver's cuMemcpyDtoH...): pinned or registered host memory,
@@ -327,6 +330,8 @@ typedef struct hs_event {
     const struct hs_suspects *suspects; /* device-fault: the launches that may have caused it (ledger.h) */
     const hs_gpu_fault *gpu_fault;      /* device-fault from the runtime's memory-fault event: the address */
     uint32_t pystack;         /* the Python stack at the call (pystacks.h), 0: none */
+    const char *cause;        /* runtime-error: the runtime's rule the arguments break (runtime_rules.h), or NULL */
+    const char *cause_rule;   /* that rule's name */
 } hs_event;
 
 #endif

@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "record.h"
 #include "report.h"
+#include "runtime_rules.h"
 #include "stacks.h"
 #include "torch_bridge.h"
 #include "util.h"
@@ -65,7 +66,7 @@ static bool suppressed(const hs_call *c, hs_call_state *st, hs_kind kind)
 }
 
 static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs_action action, bool has_result,
-                        int result, const hs_suspects *suspects)
+                        int result, const hs_suspects *suspects, const hs_cause *cause)
 {
     hs_policy_count(fi);
     /* The Python stack too (PyTorch plugin): the GIL may be taken for copies and launches only,
@@ -76,6 +77,7 @@ static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *f
         .earlier = st->findings, .n_earlier = has_result ? st->n_findings : 0,
         .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = suspects,
         .pystack = hs_torch_python_stack(may_take_gil),
+        .cause = cause && cause->rule ? cause->text : NULL, .cause_rule = cause ? cause->rule : NULL,
     };
     hs_record_finding(&e, st);
     hs_report_finding(&e);
@@ -88,7 +90,7 @@ static void report(const hs_call *c, hs_call_state *st, const hs_finding *fi, hs
     bool fault = hs_finding_is_device_fault(fi);
     if (fault)
         hs_ledger_suspects(&suspects);
-    report_with(c, st, fi, action, has_result, result, fault ? &suspects : NULL);
+    report_with(c, st, fi, action, has_result, result, fault ? &suspects : NULL, NULL);
 }
 
 /* redzones=N: read back the redzones that launches may have touched (only_base: one
@@ -112,7 +114,7 @@ static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_b
             continue;
         hs_suspects users;
         hs_ledger_users(damage[i].alloc.id, &users);
-        report_with(c, &about, &fi, HS_ACTION_FORWARDED, false, 0, &users);
+        report_with(c, &about, &fi, HS_ACTION_FORWARDED, false, 0, &users, NULL);
     }
 }
 
@@ -162,7 +164,7 @@ static void serialize_launch(const hs_call *c, hs_call_state *st)
         !hs_policy_first_device_fault() || suppressed(c, st, fi.kind))
         return;
     one.n = 1;
-    report_with(c, st, &fi, HS_ACTION_FORWARDED, true, r, &one);
+    report_with(c, st, &fi, HS_ACTION_FORWARDED, true, r, &one, NULL);
 }
 
 /* Drops what is not to be said (info notes already said at this call site, suppressions),
@@ -256,6 +258,16 @@ static bool explained_by_findings(const hs_call *c, const hs_call_state *st, int
     return true;
 }
 
+/* A refusal the checks found nothing wrong in (or only warnings): the runtime's rule that the
+ * arguments break, from the table (runtime_rules.inc), with the current device's limits. */
+static const hs_cause *explain_refusal(const hs_call *c, const hs_call_state *st, hs_cause *cause)
+{
+    const hs_layer *layer = hs_layer_of(c->api);
+    hs_rule_input in = {.call = c, .facts = &st->facts,
+                        .limits = hs_own_device_limits(layer, hs_own_current_device(layer))};
+    return hs_runtime_cause(&in, cause) ? cause : NULL;
+}
+
 int hs_after(const hs_call *c, hs_call_state *st, int result)
 {
     const hs_op_row *row = &hs_ops[c->op];
@@ -294,7 +306,9 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
     if (fi.kind == HS_KIND_RUNTIME_ERROR && explained_by_findings(c, st, result))
         goto done; /* one bug, one finding: the refusal belongs to the finding made before forwarding */
     bool silenced = suppressed(c, st, fi.kind);
-    if (!silenced)
+    if (!silenced && fi.kind == HS_KIND_RUNTIME_ERROR)
+        report_with(c, st, &fi, HS_ACTION_FORWARDED, true, result, NULL, explain_refusal(c, st, &(hs_cause){0}));
+    else if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
     if (row->log_after)
         row->log_after(c, st, result);

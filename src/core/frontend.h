@@ -26,8 +26,21 @@ typedef struct hs_kernel_param {
     bool pointer;
 } hs_kernel_param;
 
+/* What one device allows, for the rules that explain a runtime's refusal (runtime_rules.c).  A
+ * limit of 0 is unknown. */
+enum { HS_LIMITS_MAX_DEVICES = 64 };
+typedef struct hs_device_limits {
+    bool known;                          /* the front-end answered */
+    int device_count;
+    uint32_t max_threads_per_block;
+    uint32_t max_block[3], max_grid[3];
+    uint64_t max_shmem, max_shmem_optin; /* dynamic shared memory per block: by default, opted in */
+    bool aql_grid_32bit;                 /* AMD: grid * block, per dimension, is a 32-bit AQL field */
+    uint64_t peers;                      /* bit d: this device can access device d's memory */
+} hs_device_limits;
+
 /* A layer's functions that call the runtime (current_device, kernel_name, kernel_params,
- * stream_sync, fill, read) and the front-end's query_pointer and kernels are reached through
+ * stream_sync, device_limits, fill, read) and the front-end's query_pointer and kernels are reached through
  * own_calls.h only, which keeps what the program observes as it was. */
 typedef struct hs_layer {
     const char *name;                    /* "HIP runtime", "CUDA runtime", "CUDA driver" */
@@ -52,6 +65,8 @@ typedef struct hs_layer {
     int (*kernel_params)(const void *kernel, int ref, hs_kernel_param *out, int max);
     /* serialize=1: waits for the stream and returns the runtime's code. */
     int (*stream_sync)(uintptr_t stream);
+    /* The limits of `device` (this layer's numbering), asked once per device; false: unknown. */
+    bool (*device_limits)(int device, hs_device_limits *out);
     /* Redzones (redzones=N): fill device bytes with a value, and read device bytes back, with
      * the real runtime, synchronously. */
     int (*fill)(uintptr_t device, int value, size_t n);

@@ -2,6 +2,8 @@
 #include "own_calls.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 HS_TLS struct hs_own_thread hs_own_thread;
 
@@ -73,6 +75,29 @@ int hs_own_stream_sync(const hs_layer *layer, uintptr_t stream)
 {
     hs_own_begin();
     return layer->stream_sync(stream);
+}
+
+const hs_device_limits *hs_own_device_limits(const hs_layer *layer, int device)
+{
+    /* Asked only after the runtime refused a call: once per device, then kept. */
+    static hs_device_limits cache[HS_LIMITS_MAX_DEVICES];
+    static atomic_uchar state[HS_LIMITS_MAX_DEVICES]; /* 0: not asked, 1: known, 2: unknown */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (device < 0 || device >= HS_LIMITS_MAX_DEVICES || !layer->device_limits)
+        return NULL;
+    int s = atomic_load_explicit(&state[device], memory_order_acquire);
+    if (!s) {
+        pthread_mutex_lock(&lock);
+        s = atomic_load_explicit(&state[device], memory_order_relaxed);
+        if (!s) {
+            hs_device_limits *l = &cache[device];
+            hs_own_begin();
+            l->known = layer->device_limits(device, l);
+            atomic_store_explicit(&state[device], s = l->known ? 1 : 2, memory_order_release);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return s == 1 ? &cache[device] : NULL;
 }
 
 int hs_own_fill(const hs_layer *layer, uintptr_t device, int value, size_t n)

@@ -81,6 +81,8 @@ int hs_own_current_device(const hs_layer *layer);
 const char *hs_own_kernel_name(const hs_layer *layer, const void *kernel, int ref, uintptr_t stream);
 int hs_own_kernel_params(const hs_layer *layer, const void *kernel, int ref, hs_kernel_param *out, int max);
 int hs_own_stream_sync(const hs_layer *layer, uintptr_t stream);
+/* The limits of `device`, asked of the runtime once per device (then kept); NULL: unknown. */
+const hs_device_limits *hs_own_device_limits(const hs_layer *layer, int device);
 int hs_own_fill(const hs_layer *layer, uintptr_t device, int value, size_t n);
 int hs_own_read(const hs_layer *layer, void *host, uintptr_t device, size_t n);
 bool hs_own_query_pointer(uintptr_t p, hs_span *span);

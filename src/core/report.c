@@ -486,6 +486,8 @@ static void print_what(FILE *f, const hs_event *e)
         } else if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET) {
             fprintf(f, "  the checks before forwarding found nothing wrong with the ranges\n");
         }
+        if (e->cause)
+            fprintf(f, "  cause: %s (rule %s)\n", e->cause, e->cause_rule);
         break;
     case HS_KIND_LEAK:
         fprintf(f, "  allocation #%llu is still live at exit\n", (unsigned long long)e->facts->dst.alloc.id);
@@ -962,6 +964,12 @@ static void write_json(const hs_event *e)
         json_python_stack(b, "python_stack", e->pystack);
     if (block_subject(e))
         json_block(b, block_subject(e));
+    if (e->cause) {
+        jb(b, ",\"cause\":");
+        jb_string(b, e->cause);
+        jb(b, ",\"cause_rule\":");
+        jb_string(b, e->cause_rule);
+    }
     jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();

@@ -87,6 +87,18 @@
         return r;                                                                                    \
     }
 
+/* The bytes touched by `height` rows of `width` bytes, `pitch` apart. */
+#define HS_EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
+/* Pitched geometry, as the runtime validates it (its rules explain a refusal: runtime_rules.c). */
+#define HS_PITCHED(dpitch, spitch, width_, rows) \
+    .width = (width_), .height = (rows), .dst_pitch = (dpitch), .src_pitch = (spitch)
+/* A 2-D copy's description: the extents the range checks use, and its geometry.  A 2-D memset
+ * names no source (its pitch 0). */
+#define HS_COPY_2D(dpitch, spitch, width_, height_)                                                                \
+    .dst_extent = HS_EXTENT_2D(dpitch, width_, height_), .src_extent = HS_EXTENT_2D(spitch, width_, height_),     \
+    HS_PITCHED(dpitch, spitch, width_, height_)
+#define HS_MEMSET_2D(pitch, width_, height_) .dst_extent = HS_EXTENT_2D(pitch, width_, height_), HS_PITCHED(pitch, 0, width_, height_)
+
 /* A device allocation's size as forwarded: with the redzone (redzones=N) at the outermost call. */
 #define REDZONE(size) hs_redzone_padded(&call, size)
 

@@ -21,7 +21,6 @@
 #undef cuGetProcAddress /* cuda.h maps it to cuGetProcAddress_v2: both are exported, both wrapped */
 
 #define P(x) ((uintptr_t)(x))
-#define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define CU_PT(s) ((s) ? P(s) : P(CU_STREAM_PER_THREAD))
 #define CU_PER_THREAD .has_stream = true, .stream = P(CU_STREAM_PER_THREAD)
 /* A launch: the function, its geometry and its arguments. */
@@ -66,8 +65,7 @@ static int memory_dir(CUmemorytype src, CUmemorytype dst)
     .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) + (p)->srcY * (p)->srcPitch + (p)->srcXInBytes : 0, \
     .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) + (p)->dstY * (p)->dstPitch + (p)->dstXInBytes : 0, \
     .bytes = (p) ? (p)->WidthInBytes * (p)->Height : 0, .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0, \
-    .src_extent = (p) ? EXTENT_2D((p)->srcPitch, (p)->WidthInBytes, (p)->Height) : 0,                                \
-    .dst_extent = (p) ? EXTENT_2D((p)->dstPitch, (p)->WidthInBytes, (p)->Height) : 0
+    HS_COPY_2D((p) ? (p)->dstPitch : 0, (p) ? (p)->srcPitch : 0, (p) ? (p)->WidthInBytes : 0, (p) ? (p)->Height : 0)
 
 /* Rows of `pitch` bytes, `height` rows to a slice: the bytes touched from the first one. */
 #define EXTENT_3D(pitch, height, p) \
@@ -81,7 +79,8 @@ static int memory_dir(CUmemorytype src, CUmemorytype dst)
     .bytes = (p) ? (p)->WidthInBytes * (p)->Height * (p)->Depth : 0,                                               \
     .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0,                                            \
     .src_extent = (p) ? EXTENT_3D((p)->srcPitch, (p)->srcHeight, p) : 0,                                            \
-    .dst_extent = (p) ? EXTENT_3D((p)->dstPitch, (p)->dstHeight, p) : 0
+    .dst_extent = (p) ? EXTENT_3D((p)->dstPitch, (p)->dstHeight, p) : 0,                                            \
+    HS_PITCHED((p) ? (p)->dstPitch : 0, (p) ? (p)->srcPitch : 0, (p) ? (p)->WidthInBytes : 0, (p) ? (p)->Height * (p)->Depth : 0)
 
 /* ---- the real functions ---- */
 
@@ -92,6 +91,9 @@ static int memory_dir(CUmemorytype src, CUmemorytype dst)
 /* Called by hipshadow itself, never wrapped. */
 static CUresult (*real_cuGetErrorName)(CUresult, const char **);
 static CUresult (*real_cuCtxGetDevice)(CUdevice *);
+static CUresult (*real_cuDeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+static CUresult (*real_cuDeviceGetCount)(int *);
+static CUresult (*real_cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
 static CUresult (*real_cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
 static CUresult (*real_cuMemGetAddressRange_v2)(CUdeviceptr *, size_t *, CUdeviceptr);
 static CUresult (*real_cuDriverGetVersion)(int *);
@@ -115,6 +117,9 @@ static void resolve_everything(void *drv)
 #undef HS_CU_FN
     *(void **)&real_cuGetErrorName = hs_resolve("cuGetErrorName", driver_sonames, &drv);
     *(void **)&real_cuCtxGetDevice = hs_resolve("cuCtxGetDevice", driver_sonames, &drv);
+    *(void **)&real_cuDeviceGetAttribute = hs_resolve("cuDeviceGetAttribute", driver_sonames, &drv);
+    *(void **)&real_cuDeviceGetCount = hs_resolve("cuDeviceGetCount", driver_sonames, &drv);
+    *(void **)&real_cuDeviceCanAccessPeer = hs_resolve("cuDeviceCanAccessPeer", driver_sonames, &drv);
     *(void **)&real_cuPointerGetAttribute = hs_resolve("cuPointerGetAttribute", driver_sonames, &drv);
     *(void **)&real_cuMemGetAddressRange_v2 = hs_resolve("cuMemGetAddressRange_v2", driver_sonames, &drv);
     *(void **)&real_cuDriverGetVersion = hs_resolve("cuDriverGetVersion", driver_sonames, &drv);
@@ -237,6 +242,32 @@ static int driver_kernel_params(const void *kernel, int ref, hs_kernel_param *ou
     return n ? n : -1;
 }
 
+/* A device's limits, for the rules that explain a refusal (runtime_rules.inc).  An attribute the
+ * driver does not answer stays 0 (unknown); the device is the ordinal (cuDeviceGet's answer). */
+static bool driver_device_limits(int device, hs_device_limits *out)
+{
+    if (!real_cuDeviceGetAttribute || !real_cuDeviceGetCount || real_cuDeviceGetCount(&out->device_count) != CUDA_SUCCESS)
+        return false;
+    static const CUdevice_attribute block[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                                CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    static const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                               CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+    int v;
+#define ATTR(a, field) (field) = real_cuDeviceGetAttribute(&v, (a), (CUdevice)device) == CUDA_SUCCESS && v > 0 ? (unsigned)v : 0
+    ATTR(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, out->max_threads_per_block);
+    for (int d = 0; d < 3; d++) {
+        ATTR(block[d], out->max_block[d]);
+        ATTR(grid[d], out->max_grid[d]);
+    }
+    ATTR(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, out->max_shmem);
+    ATTR(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, out->max_shmem_optin);
+#undef ATTR
+    for (int peer = 0; real_cuDeviceCanAccessPeer && peer < out->device_count && peer < 64; peer++)
+        if (peer != device && real_cuDeviceCanAccessPeer(&v, (CUdevice)device, (CUdevice)peer) == CUDA_SUCCESS && v)
+            out->peers |= 1ull << peer;
+    return true;
+}
+
 static int driver_stream_sync(uintptr_t stream)
 {
     return real_cuStreamSynchronize ? real_cuStreamSynchronize((CUstream)stream) : CUDA_ERROR_NOT_SUPPORTED;
@@ -312,7 +343,7 @@ const hs_layer hs_cuda_driver_layer = {
     .error_name = driver_error_name, .is_failure = driver_is_failure,
     .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = driver_kernel_name,
-    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync, .fill = driver_fill,
+    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync, .device_limits = driver_device_limits, .fill = driver_fill,
     .read = driver_read,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define P(x) ((uintptr_t)(x))
-#define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define PER_THREAD .has_stream = true, .stream = P(cudaStreamPerThread)
 #define PTSZ_STREAM(s) ((s) ? P(s) : P(cudaStreamPerThread))
 /* A launch: the kernel (its host stub), its geometry and its arguments. */
@@ -40,6 +39,9 @@ static cudaError_t (*real_cudaFuncGetName)(const char **, const void *);
 static cudaError_t (*real_cudaFuncGetParamInfo)(const void *, size_t, size_t *, size_t *);
 static cudaError_t (*real_cudaGetLastError)(void);
 static cudaError_t (*real_cudaPeekAtLastError)(void);
+static cudaError_t (*real_cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
+static cudaError_t (*real_cudaGetDeviceCount)(int *);
+static cudaError_t (*real_cudaDeviceCanAccessPeer)(int *, int, int);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -56,6 +58,9 @@ static void resolve_all(void)
     *(void **)&real_cudaFuncGetParamInfo = hs_resolve("cudaFuncGetParamInfo", sonames, &runtime);
     *(void **)&real_cudaGetLastError = hs_resolve("cudaGetLastError", sonames, &runtime);
     *(void **)&real_cudaPeekAtLastError = hs_resolve("cudaPeekAtLastError", sonames, &runtime);
+    *(void **)&real_cudaDeviceGetAttribute = hs_resolve("cudaDeviceGetAttribute", sonames, &runtime);
+    *(void **)&real_cudaGetDeviceCount = hs_resolve("cudaGetDeviceCount", sonames, &runtime);
+    *(void **)&real_cudaDeviceCanAccessPeer = hs_resolve("cudaDeviceCanAccessPeer", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -151,6 +156,30 @@ static int cuda_kernel_params(const void *kernel, int ref, hs_kernel_param *out,
     return n;
 }
 
+/* A device's limits, for the rules that explain a refusal (runtime_rules.inc).  An attribute the
+ * runtime does not answer stays 0 (unknown). */
+static bool cuda_device_limits(int device, hs_device_limits *out)
+{
+    if (!real_cudaDeviceGetAttribute || !real_cudaGetDeviceCount || real_cudaGetDeviceCount(&out->device_count) != cudaSuccess)
+        return false;
+    static const enum cudaDeviceAttr block[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ};
+    static const enum cudaDeviceAttr grid[3] = {cudaDevAttrMaxGridDimX, cudaDevAttrMaxGridDimY, cudaDevAttrMaxGridDimZ};
+    int v;
+#define ATTR(a, field) (field) = real_cudaDeviceGetAttribute(&v, (a), device) == cudaSuccess && v > 0 ? (unsigned)v : 0
+    ATTR(cudaDevAttrMaxThreadsPerBlock, out->max_threads_per_block);
+    for (int d = 0; d < 3; d++) {
+        ATTR(block[d], out->max_block[d]);
+        ATTR(grid[d], out->max_grid[d]);
+    }
+    ATTR(cudaDevAttrMaxSharedMemoryPerBlock, out->max_shmem);
+    ATTR(cudaDevAttrMaxSharedMemoryPerBlockOptin, out->max_shmem_optin);
+#undef ATTR
+    for (int peer = 0; real_cudaDeviceCanAccessPeer && peer < out->device_count && peer < 64; peer++)
+        if (peer != device && real_cudaDeviceCanAccessPeer(&v, device, peer) == cudaSuccess && v)
+            out->peers |= 1ull << peer;
+    return true;
+}
+
 static int cuda_stream_sync(uintptr_t stream)
 {
     return real_cudaStreamSynchronize ? real_cudaStreamSynchronize((cudaStream_t)stream) : cudaErrorNotSupported;
@@ -170,6 +199,6 @@ const hs_layer hs_cuda_runtime_layer = {
     .name = "CUDA runtime", .first_api = 0, .n_apis = HS_CUDA_RUNTIME_END, .error_name = cuda_error_name,
     .is_failure = cuda_is_failure, .current_device = cuda_current_device, .resolve = resolve_runtime,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = cuda_kernel_name, .kernel_params = cuda_kernel_params,
-    .stream_sync = cuda_stream_sync, .fill = cuda_fill, .read = cuda_read,
+    .stream_sync = cuda_stream_sync, .device_limits = cuda_device_limits, .fill = cuda_fill, .read = cuda_read,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };

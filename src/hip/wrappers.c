@@ -34,7 +34,6 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 #endif
 
 #define P(x) ((uintptr_t)(x))
-#define EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
 #define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
 #define STREAM(s) .has_stream = true, .stream = P(s)
@@ -94,6 +93,9 @@ static const char *(*real_hipKernelNameRefByPtr)(const void *, hipStream_t);
 static hipError_t (*real_hipGetLastError)(void);
 static hipError_t (*real_hipPeekAtLastError)(void);
 static hipError_t (*real_hipSetDevice)(int);
+static hipError_t (*real_hipDeviceGetAttribute)(int *, hipDeviceAttribute_t, int);
+static hipError_t (*real_hipGetDeviceCount)(int *);
+static hipError_t (*real_hipDeviceCanAccessPeer)(int *, int, int);
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
@@ -114,6 +116,9 @@ static void resolve_all(void)
     *(void **)&real_hipGetLastError = hs_resolve("hipGetLastError", sonames, &runtime);
     *(void **)&real_hipPeekAtLastError = hs_resolve("hipPeekAtLastError", sonames, &runtime);
     *(void **)&real_hipSetDevice = hs_resolve("hipSetDevice", sonames, &runtime);
+    *(void **)&real_hipDeviceGetAttribute = hs_resolve("hipDeviceGetAttribute", sonames, &runtime);
+    *(void **)&real_hipGetDeviceCount = hs_resolve("hipGetDeviceCount", sonames, &runtime);
+    *(void **)&real_hipDeviceCanAccessPeer = hs_resolve("hipDeviceCanAccessPeer", sonames, &runtime);
 }
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
@@ -211,6 +216,33 @@ static int hip_stream_sync(uintptr_t stream)
     return real_hipStreamSynchronize ? real_hipStreamSynchronize((hipStream_t)stream) : hipErrorNotSupported;
 }
 
+/* A device's limits, for the rules that explain a refusal (runtime_rules.inc).  An attribute the
+ * runtime does not answer stays 0 (unknown). */
+static bool hip_device_limits(int device, hs_device_limits *out)
+{
+    if (!real_hipDeviceGetAttribute || !real_hipGetDeviceCount || real_hipGetDeviceCount(&out->device_count) != hipSuccess)
+        return false;
+    static const hipDeviceAttribute_t block[3] = {hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimY,
+                                                  hipDeviceAttributeMaxBlockDimZ};
+    static const hipDeviceAttribute_t grid[3] = {hipDeviceAttributeMaxGridDimX, hipDeviceAttributeMaxGridDimY,
+                                                 hipDeviceAttributeMaxGridDimZ};
+    int v;
+#define ATTR(a, field) (field) = real_hipDeviceGetAttribute(&v, (a), device) == hipSuccess && v > 0 ? (unsigned)v : 0
+    ATTR(hipDeviceAttributeMaxThreadsPerBlock, out->max_threads_per_block);
+    for (int d = 0; d < 3; d++) {
+        ATTR(block[d], out->max_block[d]);
+        ATTR(grid[d], out->max_grid[d]);
+    }
+    ATTR(hipDeviceAttributeMaxSharedMemoryPerBlock, out->max_shmem);
+    ATTR(hipDeviceAttributeSharedMemPerBlockOptin, out->max_shmem_optin);
+#undef ATTR
+    out->aql_grid_32bit = true; /* every HIP runtime this front-end wraps is AMD's */
+    for (int peer = 0; real_hipDeviceCanAccessPeer && peer < out->device_count && peer < 64; peer++)
+        if (peer != device && real_hipDeviceCanAccessPeer(&v, device, peer) == hipSuccess && v)
+            out->peers |= 1ull << peer;
+    return true;
+}
+
 static int hip_fill(uintptr_t device, int value, size_t n)
 {
     return real_hipMemset ? real_hipMemset((void *)device, value, n) : hipErrorNotSupported;
@@ -291,7 +323,7 @@ static const hs_layer runtime_layer = {
     .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
      .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
      .is_device_fault = hip_is_device_fault, .kernel_name = hip_kernel_name, .kernel_params = hip_kernel_params,
-     .stream_sync = hip_stream_sync, .fill = hip_fill, .read = hip_read, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
+     .stream_sync = hip_stream_sync, .device_limits = hip_device_limits, .fill = hip_fill, .read = hip_read, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
      .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
 };
 static const char *hsa_status_name(int code)

@@ -15,7 +15,8 @@ CONTRACT_FIELDS = {"kind", "severity", "api", "action", "direction", "dst", "src
 OPTIONAL_FIELDS = {"kernels",  # device-fault and kernel-use-after-free: the launches involved
                    "fault",    # device-fault from the runtime's memory-fault event: the address
                    "python_stack",  # with the PyTorch plugin: the Python stack at the call
-                   "block"}    # a PyTorch caching-allocator block the finding is about
+                   "block",    # a PyTorch caching-allocator block the finding is about
+                   "cause", "cause_rule"}  # runtime-error: the runtime's rule the arguments break
 
 SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
            "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
@@ -526,6 +527,29 @@ CASES = {
         fields={"out-of-bounds": {"overrun": 928, "alloc.size": 4096, "alloc.offset": 1024, "alloc.id": 1}},
         stdout_has=["handle=1 next=1 default=1 version=1"],
         stderr_has=["from hipMalloc"], stderr_lacks=["the runtime knows it"], exit=0),
+    # Each refusal names the runtime's rule its arguments break, in the table's order.
+    "runtime_rules": dict(
+        program="runtime_rules",
+        kinds={"runtime-error": 9},
+        field_sets={"runtime-error": [
+            {"api": "hipMemcpy2D", "cause_rule": "copy-pitch"},
+            {"api": "hipMemcpy", "cause_rule": "copy-kind"},
+            {"api": "hipMemcpyPeer", "cause_rule": "peer-device"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-empty"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-block-dim"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-block-threads"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-grid-dim"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-shared-memory"},
+            {"api": "hipModuleLaunchKernel", "cause_rule": "launch-grid-size"}]},
+        stderr_has=["cause: the destination pitch 512 is below the width 1024: the runtime rejects 2-D and 3-D copies "
+                    "whose pitch is below their width (rule copy-pitch)",
+                    "cause: the kind 7 is not a memcpy kind", "cause: the destination device is 5, but there are 2 devices",
+                    "cause: the grid (0, 1, 1) has a zero dimension", "cause: block.z is 2048, over the device's maximum 1024",
+                    "cause: the block (32, 32, 2) has 2048 threads, over the device's 1024",
+                    "cause: grid.y is 70000, over the device's maximum 65536",
+                    "cause: 65537 bytes of dynamic shared memory are asked for, over the device's 65536 per block",
+                    "cause: grid.x * block.x = 4194304 * 1024 = 4294967296 work-items, over 4294967295"],
+        exit=0),
     "async_overlap": dict(
         program="async_overlap",
         kinds={"async-overlap": 2},

@@ -1349,6 +1349,34 @@ SIM_EXPORT const char *hipGetErrorString(hipError_t e)
 SIM_EXPORT hipError_t hipInit(unsigned int flags) { API(); (void)flags; INIT(); return ret(hipSuccess); }
 SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { API(); if (!n) return ret(hipErrorInvalidValue); *n = device_count(); return ret(hipSuccess); }
 SIM_EXPORT hipError_t hipGetDevice(int *d) { API(); if (!d) return ret(hipErrorInvalidValue); *d = current_device; return ret(hipSuccess); }
+/* The limits of an MI-class device, as CLR reports them (hip_device_runtime.cpp). */
+enum { SIM_MAX_THREADS = 1024, SIM_MAX_SHMEM = 65536 };
+SIM_EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int d)
+{
+    API();
+    if (!v || d < 0 || d >= device_count())
+        return ret(d < 0 || d >= device_count() ? hipErrorInvalidDevice : hipErrorInvalidValue);
+    switch (a) {
+    case hipDeviceAttributeMaxThreadsPerBlock: case hipDeviceAttributeMaxBlockDimX: case hipDeviceAttributeMaxBlockDimY:
+    case hipDeviceAttributeMaxBlockDimZ: *v = SIM_MAX_THREADS; break;
+    case hipDeviceAttributeMaxGridDimX: *v = 2147483647; break;
+    case hipDeviceAttributeMaxGridDimY: case hipDeviceAttributeMaxGridDimZ: *v = 65536; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = SIM_MAX_SHMEM; break;
+    default: return ret(hipErrorInvalidValue);
+    }
+    return ret(hipSuccess);
+}
+/* SIMHIP_NO_PEERS=1: no device can access another's memory. */
+SIM_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int d, int peer)
+{
+    API();
+    if (!can)
+        return ret(hipErrorInvalidValue);
+    if (d < 0 || peer < 0 || d >= device_count() || peer >= device_count())
+        return ret(hipErrorInvalidDevice);
+    *can = d != peer && !getenv("SIMHIP_NO_PEERS");
+    return ret(hipSuccess);
+}
 SIM_EXPORT hipError_t hipSetDevice(int d)
 {
     API();
@@ -1494,6 +1522,22 @@ static int zero_geometry(unsigned gx, unsigned gy, unsigned gz, unsigned bx, uns
     return !gx || !gy || !gz || !bx || !by || !bz;
 }
 
+/* CLR's other launch limits: hipModuleLaunchKernel's grid bounds (module), grid * block in 32 bits
+ * per dimension (hipLaunchKernel: all three; hipModuleLaunchKernel: x), then
+ * ihipLaunchKernel_validate's shared memory and threads per block. */
+static hipError_t launch_limits(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                size_t shmem, int module)
+{
+    if (module && (gx > 2147483647u || gy > 65536 || gz > 65536))
+        return hipErrorInvalidValue;
+    if ((unsigned long long)gx * bx > 0xffffffffull ||
+        (!module && ((unsigned long long)gy * by > 0xffffffffull || (unsigned long long)gz * bz > 0xffffffffull)))
+        return hipErrorInvalidConfiguration;
+    if (shmem > SIM_MAX_SHMEM || (unsigned long long)bx * by * bz > SIM_MAX_THREADS)
+        return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
 static hipError_t launch_stub(const void *function_address, dim3 grid, dim3 block, void **args, hipStream_t stream,
                               hipEvent_t start, hipEvent_t stop)
 {
@@ -1523,8 +1567,8 @@ static hipError_t launch_stub(const void *function_address, dim3 grid, dim3 bloc
 SIM_EXPORT hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem, hipStream_t stream)
 {
     API();
-    (void)shmem;
-    return ret_launch(launch_stub(f, grid, block, args, stream, NULL, NULL));
+    hipError_t e = launch_limits(grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem, 0);
+    return ret_launch(e ? e : launch_stub(f, grid, block, args, stream, NULL, NULL));
 }
 /* The per-thread forms: the stream 0 is this thread's own. */
 SIM_EXPORT hipError_t hipLaunchKernel_spt(const void *f, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -1720,8 +1764,9 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsign
                                             void **params, void **extra)
 {
     API();
-    (void)shmem; (void)extra;
-    return ret_launch(module_launch(f, gx, gy, gz, bx, by, bz, stream, params));
+    (void)extra;
+    hipError_t e = launch_limits(gx, gy, gz, bx, by, bz, shmem, 1);
+    return ret_launch(e ? e : module_launch(f, gx, gy, gz, bx, by, bz, stream, params));
 }
 
 /* Exported with C linkage from ROCm 6 (Debian's 5.2 has only a C++ symbol): the global work

@@ -1,0 +1,53 @@
+/* Calls the simulated runtime refuses though hipshadow's checks find nothing wrong in their
+ * ranges: each runtime-error names the rule its arguments break (src/core/runtime_rules.inc).
+ * One call per rule, in the table's order; a kernel poke from test_kernels.hip for the launches. */
+#include "common.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+extern const unsigned char hs_test_kernels[];
+extern const unsigned long hs_test_kernels_size;
+
+static void poke_host(void **params) { (void)params; }
+
+int main(void)
+{
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    if (!reg || !hs_test_kernels_size)
+        return 77; /* not the simulator, or no AMD code object was built */
+    reg("poke", poke_host);
+    hipModule_t module;
+    hipFunction_t poke;
+    MUST(hipModuleLoadData(&module, hs_test_kernels));
+    MUST(hipModuleGetFunction(&poke, module, "poke"));
+
+    char *d;
+    static char host[8192], other[8192];
+    MUST(hipMalloc((void **)&d, 8192));
+    /* copy-pitch: rows of 1024 bytes, 512 apart (the ranges fit: 8 * 512 + 1024 bytes) */
+    TRY(hipMemcpy2D(d, 512, host, 1024, 1024, 8, hipMemcpyHostToDevice));
+    /* copy-kind: 7 is no hipMemcpyKind */
+    TRY(hipMemcpy(other, host, 64, (hipMemcpyKind)7));
+    /* peer-device: device 5 of 2 */
+    TRY(hipMemcpyPeer(d, 5, d + 4096, 0, 64));
+
+    int *p = (int *)d;
+    long long offset = 0;
+    int value = 1;
+    void *params[] = {&p, &offset, &value};
+    /* launch-empty */
+    TRY(hipModuleLaunchKernel(poke, 0, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+    /* launch-block-dim: block.z 2048 */
+    TRY(hipModuleLaunchKernel(poke, 1, 1, 1, 1, 1, 2048, 0, 0, params, NULL));
+    /* launch-block-threads: 32 * 32 * 2 */
+    TRY(hipModuleLaunchKernel(poke, 1, 1, 1, 32, 32, 2, 0, 0, params, NULL));
+    /* launch-grid-dim: grid.y 70000 */
+    TRY(hipModuleLaunchKernel(poke, 1, 70000, 1, 64, 1, 1, 0, 0, params, NULL));
+    /* launch-shared-memory: 64 KiB + 1 */
+    TRY(hipModuleLaunchKernel(poke, 1, 1, 1, 64, 1, 1, 65537, 0, params, NULL));
+    /* launch-grid-size: 4194304 * 1024 = 2^32 work-items in x */
+    TRY(hipModuleLaunchKernel(poke, 4194304, 1, 1, 1024, 1, 1, 0, 0, params, NULL));
+    MUST(hipFree(d));
+    return 0;
+}
