@@ -267,13 +267,16 @@ extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
 
 /* Runs after the program's own destructors (we were initialised first).  State is left in
  * place: threads that outlive exit, and later destructors, may still call wrappers. */
+enum { LEAK_WAIT_S = 2 }; /* how long the leak walk waits for the shadow map at exit */
+
 __attribute__((destructor)) static void hs_destructor(void)
 {
     if (!hs_ready || atomic_load(&hs_disabled) || !atomic_load(&hs_used))
         return;
     hs_torch_at_exit();
-    if (options.detect_leaks)
-        hs_shadow_foreach_live(report_leak, NULL);
+    if (options.detect_leaks && !hs_shadow_foreach_live(report_leak, NULL, LEAK_WAIT_S))
+        hs_say("hipshadow: detect_leaks: the shadow map was held for %d s at exit (an exit() from a signal "
+               "handler inside a wrapped call, or a thread stopped in one): leaks are not reported\n", LEAK_WAIT_S);
     if (__cxa_atexit(final_exit, NULL, NULL) != 0)
         final_exit(NULL);
 }

@@ -733,6 +733,10 @@ void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *be
 /* ---- writers ---- */
 
 void hs_pm_lock(hs_page_map *m) { pthread_mutex_lock(&m->writer); }
+bool hs_pm_timedlock(hs_page_map *m, const struct timespec *until)
+{
+    return pthread_mutex_timedlock(&m->writer, until) == 0;
+}
 void hs_pm_unlock(hs_page_map *m) { pthread_mutex_unlock(&m->writer); }
 
 /* Writers are serialised by the writer lock, so the count is stored, not incremented with a

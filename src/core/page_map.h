@@ -83,6 +83,8 @@ size_t hs_pm_bytes(hs_page_map *m);
 
 /* Writers: with m->writer held (hs_pm_lock / hs_pm_unlock). */
 void hs_pm_lock(hs_page_map *m);
+/* The same, giving up at `until` (CLOCK_REALTIME): false when it could not be had by then. */
+bool hs_pm_timedlock(hs_page_map *m, const struct timespec *until);
 void hs_pm_unlock(hs_page_map *m);
 /* Insert, replacing the spans it overlaps (each passed to replaced(old, arg) when not NULL).
  * -1 when out of memory, -2 at the cap; the map is unchanged then but for the replaced spans. */

@@ -255,7 +255,7 @@ void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t threa
     if (!owner)
         return;
     owned o = {.owner = owner};
-    hs_shadow_foreach_live(collect_owned, &o); /* one walk, then a release each */
+    hs_shadow_foreach_live(collect_owned, &o, -1); /* one walk, then a release each */
     for (size_t i = 0; i < o.n; i++) {
         hs_span gone;
         hs_shadow_release(o.bases[i], free_stack, thread, now_ns, &gone);
@@ -329,14 +329,27 @@ static void visit_if_live(const hs_span *s, void *arg)
         v->fn(s, v->arg);
 }
 
-void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg)
+bool hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg, int wait_s)
 {
+    /* At exit: the thread that called exit() may hold these locks itself (exit() from a signal
+     * handler that interrupted a wrapped call), so they are waited for a bounded time only. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_s;
     live_visit v = {fn, arg};
-    pthread_mutex_lock(&sh.lock);
-    hs_pm_lock(&sh.map);
+    if (wait_s < 0) {
+        pthread_mutex_lock(&sh.lock);
+        hs_pm_lock(&sh.map);
+    } else if (pthread_mutex_timedlock(&sh.lock, &until) != 0) {
+        return false;
+    } else if (!hs_pm_timedlock(&sh.map, &until)) {
+        pthread_mutex_unlock(&sh.lock);
+        return false;
+    }
     hs_pm_foreach_locked(&sh.map, visit_if_live, &v);
     hs_pm_unlock(&sh.map);
     pthread_mutex_unlock(&sh.lock);
+    return true;
 }
 
 uint64_t hs_shadow_live_bytes(void) { return sh.live_bytes; }

@@ -55,7 +55,9 @@ bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *k
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above);
 
 /* Exit-time visit of every live allocation. */
-void hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg);
+/* Calls fn for each live allocation, under the map's locks; false (and no call) when they could
+ * not be had within wait_s seconds (< 0: waits for them). */
+bool hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg, int wait_s);
 uint64_t hs_shadow_live_bytes(void);
 
 const char *hs_mem_kind_name(uint32_t kind);

@@ -7,6 +7,8 @@
  *                                still alive.
  *   exit_paths threads joined N  the same, the threads joined before main exits: the SUMMARY's
  *                                count of checked calls must be the same as with live threads.
+ *   exit_paths alarm-exit-allocs as alarm-exit, over allocations and frees (the shadow map's
+ *                                lock held much of the time) with a bad copy each.  Exits 3.
  *   exit_paths flood N           N bad copies, one after the other.
  * Prints "exit_paths MODE: done" from main (not in alarm-exit). */
 #include "common.h"
@@ -54,6 +56,14 @@ static void *copier_then_wait(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "alarm-exit-allocs")) {
+        bad_copies(1);
+        signal(SIGALRM, on_alarm);
+        struct itimerval t = {.it_value = {.tv_usec = 20000}};
+        setitimer(ITIMER_REAL, &t, NULL);
+        for (;;)
+            bad_copies(1);
+    }
     if (argc >= 2 && !strcmp(argv[1], "alarm-exit")) {
         bad_copies(1); /* hipshadow has started (slowly, under a sanitizer) before the clock runs */
         signal(SIGALRM, on_alarm);

@@ -110,6 +110,31 @@ def case_exit_in_signal_handler(tmp):
     check(statuses == {3: 100}, "100 of 100 runs exited 3")
 
 
+def case_exit_in_signal_handler_leaks(tmp):
+    """The same with detect_leaks=1, the loop allocating and freeing (the shadow map's lock often
+    held by the thread the signal interrupts): the leak walk at exit waits for that lock only a
+    bounded time.  Every run exits 3 with a SUMMARY."""
+    env_extra = {}
+    if "TSAN_OPTIONS" in os.environ:
+        env_extra["TSAN_OPTIONS"] = os.environ["TSAN_OPTIONS"] + ":report_signal_unsafe=0"
+    statuses, held = {}, 0
+    for i in range(40):
+        try:
+            proc = run(["--option", "detect_leaks=1", "--option", "print_limit=0"],
+                       [EXIT_PATHS, "alarm-exit-allocs"], env_extra=env_extra, timeout=20, quiet=True)
+        except subprocess.TimeoutExpired:
+            check(False, f"run {i + 1} hung (no exit within 20 s)")
+            return
+        statuses[proc.returncode] = statuses.get(proc.returncode, 0) + 1
+        if proc.returncode != 3 or not summary_line(proc.stderr):
+            sys.stdout.write(proc.stderr[-3000:])
+            check(False, f"run {i + 1}: exit status {proc.returncode} (want 3), SUMMARY: {bool(summary_line(proc.stderr))}")
+            return
+        held += "leaks are not reported" in proc.stderr
+    print(f"exit statuses {statuses}; {held} runs found the shadow map held at exit")
+    check(statuses == {3: 40}, "40 of 40 runs exited 3")
+
+
 def case_summary_counts_live_threads(tmp):
     """8 threads make their calls and are still alive (blocked) when main returns: the SUMMARY
     counts their calls, as it does when they were joined (8 x (hipMalloc + 100 copies + hipFree)).
