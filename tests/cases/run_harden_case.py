@@ -81,58 +81,56 @@ class Tmpfs:
 
 # ---- exit and the report's lock ----
 
-def case_exit_in_signal_handler(tmp):
-    """A SIGALRM handler calls exit(3) while the program makes bad copies, wherever it lands
-    (often in the middle of a report, whose lock the exit SUMMARY then needed): 100 runs, every
-    one exits 3 and has a SUMMARY.  Before, about 1 in 10 hung for ever."""
+def alarm_exits(tmp, runs, flags, mode, each):
+    """Runs exit_paths MODE `runs` times under hipshadow with `flags`; each run must exit 3 within
+    20 s and print a SUMMARY, and each(stderr) counts what else it says.  Returns the counts of
+    exit statuses and the sum of each(), or None once a run failed."""
     env_extra = {}
     if "TSAN_OPTIONS" in os.environ:  # exit() in a signal handler is the program's own doing
         env_extra["TSAN_OPTIONS"] = os.environ["TSAN_OPTIONS"] + ":report_signal_unsafe=0"
-    statuses, cut = {}, 0
-    for i in range(100):
+    statuses, said = {}, 0
+    for i in range(runs):
         try:
-            proc = run(["--findings", f"{tmp}/f.%p.json", "--option", "print_limit=1000000"],
-                       [EXIT_PATHS, "alarm-exit"], env_extra=env_extra, timeout=20, quiet=True)
+            proc = run(flags, [EXIT_PATHS, mode], env_extra=env_extra, timeout=20, quiet=True)
         except subprocess.TimeoutExpired:
             check(False, f"run {i + 1} hung (no exit within 20 s)")
-            return
+            return None
         statuses[proc.returncode] = statuses.get(proc.returncode, 0) + 1
         if proc.returncode != 3 or not summary_line(proc.stderr):
             sys.stdout.write(proc.stderr[-3000:])
             check(False, f"run {i + 1}: exit status {proc.returncode} (want 3), SUMMARY: {bool(summary_line(proc.stderr))}")
-            return
-        if "exit came while this thread was writing a report" in proc.stderr:
-            cut += 1
-            check(proc.stderr.count("exit came while this thread") == 1, "the cut report is said once")
+            return None
+        said += each(proc.stderr)
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
-    print(f"exit statuses {statuses}; {cut} runs exited in the middle of a report")
-    check(statuses == {3: 100}, "100 of 100 runs exited 3")
+    return statuses, said
+
+
+def case_exit_in_signal_handler(tmp):
+    """A SIGALRM handler calls exit(3) while the program makes bad copies, wherever it lands
+    (often in the middle of a report, whose lock the exit SUMMARY then needed): 100 runs, every
+    one exits 3 and has a SUMMARY.  Before, about 1 in 10 hung for ever."""
+    def cut(stderr):
+        if "exit came while this thread was writing a report" not in stderr:
+            return 0
+        check(stderr.count("exit came while this thread") == 1, "the cut report is said once")
+        return 1
+    got = alarm_exits(tmp, 100, ["--findings", f"{tmp}/f.%p.json", "--option", "print_limit=1000000"],
+                      "alarm-exit", cut)
+    if got:
+        print(f"exit statuses {got[0]}; {got[1]} runs exited in the middle of a report")
+        check(got[0] == {3: 100}, "100 of 100 runs exited 3")
 
 
 def case_exit_in_signal_handler_leaks(tmp):
     """The same with detect_leaks=1, the loop allocating and freeing (the shadow map's lock often
     held by the thread the signal interrupts): the leak walk at exit waits for that lock only a
     bounded time.  Every run exits 3 with a SUMMARY."""
-    env_extra = {}
-    if "TSAN_OPTIONS" in os.environ:
-        env_extra["TSAN_OPTIONS"] = os.environ["TSAN_OPTIONS"] + ":report_signal_unsafe=0"
-    statuses, held = {}, 0
-    for i in range(40):
-        try:
-            proc = run(["--option", "detect_leaks=1", "--option", "print_limit=0"],
-                       [EXIT_PATHS, "alarm-exit-allocs"], env_extra=env_extra, timeout=20, quiet=True)
-        except subprocess.TimeoutExpired:
-            check(False, f"run {i + 1} hung (no exit within 20 s)")
-            return
-        statuses[proc.returncode] = statuses.get(proc.returncode, 0) + 1
-        if proc.returncode != 3 or not summary_line(proc.stderr):
-            sys.stdout.write(proc.stderr[-3000:])
-            check(False, f"run {i + 1}: exit status {proc.returncode} (want 3), SUMMARY: {bool(summary_line(proc.stderr))}")
-            return
-        held += "leaks are not reported" in proc.stderr
-    print(f"exit statuses {statuses}; {held} runs found the shadow map held at exit")
-    check(statuses == {3: 40}, "40 of 40 runs exited 3")
+    got = alarm_exits(tmp, 40, ["--option", "detect_leaks=1", "--option", "print_limit=0"], "alarm-exit-allocs",
+                      lambda stderr: int("leaks are not reported" in stderr))
+    if got:
+        print(f"exit statuses {got[0]}; {got[1]} runs found the shadow map held at exit")
+        check(got[0] == {3: 40}, "40 of 40 runs exited 3")
 
 
 def case_summary_counts_live_threads(tmp):
