@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A driver-layer program under hipshadow --cuda on the simulated libcuda: it must exit 0, print
-STDOUT_HAS, and give exactly the findings listed (each KIND/SEVERITY/API, in order; none listed:
+STDOUT_HAS, and give exactly the findings listed (each KIND/SEVERITY/API[/RULE], in order; none listed:
 no finding); with --as-plain, its whole output must instead be what it prints without hipshadow
 (each call answered as the runtime answers it), whatever hipshadow reports.
-Usage: run_driver_case.py [--as-plain] LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API ...]"""
+Usage: run_driver_case.py [--as-plain] LAUNCHER PROGRAM SIMCUDA_DIR STDOUT_HAS [KIND/SEVERITY/API[/RULE] ...]"""
 import difflib
 import json
 import os
@@ -22,7 +22,8 @@ with tempfile.TemporaryDirectory() as tmp:
     proc = subprocess.run([launcher, "--cuda", "--findings", findings, "--", program], capture_output=True, text=True,
                           env=env, timeout=120)
     records = [json.loads(l) for l in open(findings)] if os.path.exists(findings) else []
-got = [(r["kind"], r["severity"], r["api"]) for r in records]
+# A runtime-error that names the runtime's rule (runtime_rules.inc) carries it as a fourth part.
+got = [(r["kind"], r["severity"], r["api"]) + ((r["cause_rule"],) if "cause_rule" in r else ()) for r in records]
 if as_plain:
     plain = subprocess.run([program], capture_output=True, text=True, env=env, timeout=120)
     same = plain.stdout == proc.stdout and plain.returncode == 0

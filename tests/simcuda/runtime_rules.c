@@ -1,0 +1,28 @@
+/* Driver calls the simulated libcuda refuses though hipshadow's checks find nothing wrong in their
+ * ranges: each runtime-error names the rule its arguments break (src/core/runtime_rules.inc).
+ * Linked with the (simulated) libcuda only: the driver layer sees the calls. */
+#include <cuda.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main(void)
+{
+    CUcontext ctx;
+    CUdeviceptr dev;
+    static char host[4096];
+    if (cuInit(0) || cuDevicePrimaryCtxRetain(&ctx, 0) || cuCtxSetCurrent(ctx) || cuMemAlloc(&dev, sizeof host))
+        return 99;
+    /* memset-pitch: 4 rows of 512 bytes, 256 apart (the range fits: 3 * 256 + 512 bytes) */
+    CUresult m = cuMemsetD2D8(dev, 256, 0, 512, 4);
+    /* copy-pitch: rows of 512 bytes, the source's 256 apart */
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = 256;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = dev, c.dstPitch = 512;
+    c.WidthInBytes = 512, c.Height = 4;
+    CUresult p = cuMemcpy2D(&c);
+    printf("cuda rules: memset %d, copy %d\n", (int)m, (int)p);
+    cuMemFree(dev);
+    return 0;
+}
