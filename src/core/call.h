@@ -146,6 +146,7 @@ typedef struct hs_launch_arg {
     uint64_t alloc_size;      /* the allocation's size, and its redzone (redzones=N) */
     uint32_t redzone;
     uint8_t block_state;      /* live allocation: the PyTorch block it points into (hs_block_state; 0: none) */
+    bool region_freed;        /* a pointer parameter into a region freed through NVTX */
 } hs_launch_arg;
 
 enum { HS_LAUNCH_MAX_ARGS = 8 };
@@ -163,7 +164,9 @@ typedef struct hs_side {
     hs_span alloc;            /* valid when where != NONE or runtime_known */
     bool host_checked;        /* the host probe ran (pageable host side) */
     hs_host_fact host;
-    bool in_region;           /* an annotated region (hipshadow_region_register) holds ptr */
+    bool in_region;           /* an annotated region (hipshadow_region_register, NVTX) holds ptr */
+    bool region_freed;        /* instead, a region freed through NVTX (quarantined) holds it */
+    uint8_t region_denied;    /* in_region: the access (regions.h READ/WRITE) this thread lacks */
     hs_span region;
     /* mapped memory: bytes mapped without a gap from alloc.base on, through the adjacent maps
      * of the same reservation (0: just alloc.size) */

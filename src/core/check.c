@@ -1,6 +1,7 @@
 #include "check.h"
 #include "blocks.h"
 #include "redzones.h"
+#include "regions.h"
 
 static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
 #define HS_KIND(id, name, sev) [HS_KIND_##id] = {name, sev},
@@ -106,7 +107,8 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_
         add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
         return;
     case HS_WHERE_LIVE:
-        if (s->block_state == HS_BLOCK_FREED) { /* the segment is live, the tensor's block was freed */
+        /* the segment is live, the tensor's block was freed; or the pool is, and its NVTX region was */
+        if (s->block_state == HS_BLOCK_FREED || s->region_freed) {
             add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
             return;
         }
@@ -130,6 +132,10 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
         add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
         return;
     case HS_WHERE_LIVE:
+        if (s->region_freed) { /* an NVTX heap in pinned host memory */
+            add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
+            return;
+        }
         if (!host_role_accepts(s->alloc.kind))
             add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
         check_bounds(k, s, id);
@@ -162,6 +168,13 @@ static int one_reversed_copy(sink *k)
     return k->n;
 }
 
+/* A range that starts in a region this thread may not read (or write) through NVTX's permissions. */
+static void check_access(sink *k, const hs_side *s, hs_side_id id, bool write)
+{
+    if (s->ptr && s->in_region && (s->region_denied & (write ? HS_REGION_WRITE : HS_REGION_READ)))
+        add(k, HS_KIND_REGION_PERMISSION, HS_SEV_ERROR, id, 0, 0);
+}
+
 int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     sink k = {out, max, 0};
@@ -175,6 +188,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
             check_bounds(&k, &f->dst, HS_SIDE_DST); /* memset of pinned memory is allowed */
         else
             check_device_side(&k, &f->dst, HS_SIDE_DST, call->dir_by_address);
+        check_access(&k, &f->dst, HS_SIDE_DST, true);
         return k.n;
     }
 
@@ -189,6 +203,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
             check_device_side(&k, s, sides[i].id, call->dir_by_address);
         else
             check_host_side(&k, s, sides[i].id);
+        check_access(&k, s, sides[i].id, sides[i].id == HS_SIDE_DST);
     }
     return one_reversed_copy(&k);
 }
@@ -260,10 +275,10 @@ int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int
                 HS_SIDE_DST, 0, 0);
             break; /* one finding per launch: the report lists every argument */
         }
-        /* A freed PyTorch block of a live segment.  Only a whole pointer-sized parameter counts:
-         * words scanned out of a struct passed by value may be stale bytes, and the allocator
-         * frees and reuses blocks all the time. */
-        if (a->block_state == HS_BLOCK_FREED && a->how == HS_ARG_EXACT) {
+        /* A freed PyTorch block of a live segment, or a freed NVTX region of a live pool.  Only a
+         * whole pointer-sized parameter counts: words scanned out of a struct passed by value may
+         * be stale bytes, and the allocator frees and reuses blocks all the time. */
+        if ((a->block_state == HS_BLOCK_FREED || a->region_freed) && a->how == HS_ARG_EXACT) {
             add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, HS_SEV_ERROR, HS_SIDE_DST, 0, 0);
             break;
         }

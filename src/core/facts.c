@@ -8,6 +8,7 @@
 #include "init.h"
 #include "kernel_info.h"
 #include "own_calls.h"
+#include "region_access.h"
 #include "regions.h"
 #include "util.h"
 #include "vmm.h"
@@ -58,6 +59,16 @@ static void describe_unmapped(hs_side *s)
     s->unmapped = true;
 }
 
+/* The region holding ptr, live or freed through NVTX, and what this thread may do with it. */
+static void describe_region(hs_side *s)
+{
+    hs_region_state r = hs_region_lookup(s->ptr, s->alloc.time_ns, &s->region);
+    s->in_region = r == HS_REGION_LIVE;
+    s->region_freed = r == HS_REGION_FREED;
+    if (s->in_region)
+        s->region_denied = (uint8_t)(HS_REGION_RW & ~hs_region_access(&s->region));
+}
+
 static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
 {
     s->ptr = ptr;
@@ -67,7 +78,7 @@ static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
     s->where = hs_shadow_lookup(ptr, &s->alloc);
     if (s->where == HS_WHERE_LIVE) {
         if (HS_UNLIKELY(hs_regions_any()))
-            s->in_region = hs_region_find(ptr, &s->region);
+            describe_region(s);
         if (HS_UNLIKELY(hs_blocks_any()))
             s->block_state = (uint8_t)hs_block_lookup(ptr, &s->block);
         if (HS_UNLIKELY(s->alloc.kind == HS_MEM_MAPPED) && ptr + extent > s->alloc.base + s->alloc.size)
@@ -301,8 +312,17 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
     a->block_state = (uint8_t)block_state;
+    /* A region freed through NVTX: like a freed block, only a whole pointer-sized parameter counts. */
+    hs_span region;
+    if (where == HS_WHERE_LIVE && how == HS_ARG_EXACT && HS_UNLIKELY(hs_regions_any()) &&
+        hs_region_lookup(value, span.time_ns, &region) == HS_REGION_FREED) {
+        a->region_freed = true;
+        if (f->dst.where != HS_WHERE_FREED && f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
+            f->dst = (hs_side){.ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true,
+                               .region = region};
+    }
     if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
-        f->dst.block_state != HS_BLOCK_FREED)
+        f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED,
                            .block = block};
 }

@@ -14,6 +14,7 @@
 #include "hostmem.h"
 #include "log.h"
 #include "options.h"
+#include "region_access.h"
 #include "regions.h"
 #include "report.h"
 #include "shadow.h"
@@ -176,6 +177,7 @@ static void child_after_fork(void)
     hs_stacks_after_fork();
     hs_report_after_fork();
     hs_regions_after_fork();
+    hs_region_access_after_fork();
     hs_blocks_after_fork();
     hs_pystacks_after_fork();
     hs_torch_after_fork();

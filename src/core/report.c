@@ -11,6 +11,7 @@
 #include "pystacks.h"
 #include "frontend.h"
 #include "regions.h"
+#include "report_regions.h"
 #include "stacks.h"
 #include "util.h"
 
@@ -428,6 +429,12 @@ static void print_what(FILE *f, const hs_event *e)
         }
         break;
     case HS_KIND_USE_AFTER_FREE:
+        if (s->region_freed) {
+            char who[32];
+            snprintf(who, sizeof who, "the %s pointer", side_name(fi->side));
+            hs_report_region_freed(f, e, s, who);
+            break;
+        }
         if (s->block_state == HS_BLOCK_FREED) {
             char who[32];
             snprintf(who, sizeof who, "the %s pointer", side_name(fi->side));
@@ -506,13 +513,16 @@ static void print_what(FILE *f, const hs_event *e)
             print_block_segment(f, s);
             break;
         }
-        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region '%s' "
+        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region %s "
                    "(pool offset %llu, %zu bytes) but stays inside allocation #%llu: the runtime cannot see this\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
-                (unsigned long long)fi->overrun, hs_region_name(r->id, name, sizeof name),
+                (unsigned long long)fi->overrun, hs_report_region_label(r, name, sizeof name),
                 (unsigned long long)(r->base - s->alloc.base), r->size, (unsigned long long)s->alloc.id);
         break;
     }
+    case HS_KIND_REGION_PERMISSION:
+        hs_report_region_permission(f, s, side_name(fi->side), fi->side == HS_SIDE_DST);
+        break;
     case HS_KIND_ASYNC_OVERLAP:
     case HS_KIND_FREE_WHILE_PENDING: {
         const hs_conflict *k = &e->facts->conflict;
@@ -563,6 +573,16 @@ static void print_what(FILE *f, const hs_event *e)
     }
     case HS_KIND_KERNEL_USE_AFTER_FREE: {
         const hs_facts *fa = e->facts;
+        if (fa->dst.region_freed) {
+            const hs_kernel_info *k = hs_kernel_info_of(c);
+            char who[64] = "an argument";
+            for (int i = 0; i < fa->n_args; i++)
+                if (fa->args[i].value == fa->dst.ptr)
+                    snprintf(who, sizeof who, "argument %u =", fa->args[i].index);
+            fprintf(f, "  kernel '%s' is launched with a pointer into a freed region:\n", k && k->name ? k->name : "?");
+            hs_report_region_freed(f, e, &fa->dst, who);
+            break;
+        }
         if (fa->dst.block_state == HS_BLOCK_FREED) {
             const hs_kernel_info *k = hs_kernel_info_of(c);
             char who[64];
@@ -697,8 +717,10 @@ static void print_text(FILE *f, const hs_event *e)
     if (e->facts && (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || fi->kind == HS_KIND_INVALID_FREE || fi->kind == HS_KIND_LEAK)) {
         const hs_side *sides[2] = {&e->facts->src, &e->facts->dst};
         for (int i = 0; i < 2; i++)
-            if (side_has_alloc(sides[i]) && sides[i]->ptr)
+            if (side_has_alloc(sides[i]) && sides[i]->ptr) {
                 print_alloc_line(f, sides[i], c->op == HS_OP_COPY ? (i ? "destination" : "source") : "the");
+                hs_report_region_line(f, sides[i], c->op == HS_OP_COPY ? (i ? "destination" : "source") : "the");
+            }
     }
     if (c->has_stream || c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
         fprintf(f, "  stream 0x%lx%s;", (unsigned long)c->stream, c->stream ? "" : " (null stream)");
@@ -728,6 +750,8 @@ static void print_text(FILE *f, const hs_event *e)
             hs_stack_print(sub->alloc.end_stack, f);
         }
     }
+    if (!stacks_already_shown)
+        hs_report_region_stacks(f, sub);
     const hs_side *bs = block_subject(e);
     if (bs)
         print_block_stacks(f, bs);
