@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A preload library exports exactly the entry points of its tables (api.inc, driver.inc) plus
-the public API, the dlsym/dlvsym wrappers, the mapping watchers (munmap, mprotect, mremap) and
-its runtime's last-error readers (STATE_READERS), and none of the other runtime's names (programs
-probe for them).
+the public API, the NVTX injection's entry points, the dlsym/dlvsym wrappers, the mapping
+watchers (munmap, mprotect, mremap) and its runtime's last-error readers (STATE_READERS), and
+none of the other runtime's names (programs probe for them).
 Usage: check_exports.py LIB TABLE[,TABLE...] MACRO[,MACRO...] FORBIDDEN_PREFIX"""
 import re
 import subprocess
@@ -18,7 +18,10 @@ for table_path, table_macro in zip(table.split(","), macro.split(",")):
     conditional |= set(re.findall(rf"#if[^\n]*\n{table_macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
-          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap"}
+          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap",
+          # the NVTX injection's entry points (src/nvtx/injection.c)
+          "InitializeInjectionNvtx2", "InitializeInjectionNvtxExtension", "InitializeInjectionNvtx2Preinject",
+          "InitializeInjectionNvtxExtensionPreinject"}
 # The runtime's last-error readers: wrapped (an error left by hipshadow's own calls is hidden, one
 # owed to the program is given back) but not in the tables, as they check nothing.  Each library
 # exports its own runtime's pair, and must.

@@ -2,8 +2,8 @@
 """The core's layering, checked: no file includes a header of a file above it on the path.
 
 The path, top to bottom (a module is a .c file and its .h, named by their stem):
-  entry points  the front-ends (wrappers, driver, library, layers, kernel glue), the resolver,
-                the public API, dlsym/dlvsym
+  entry points  the front-ends (wrappers, driver, library, layers, kernel glue, the NVTX
+                injection), the resolver, the public API, dlsym/dlvsym
   core          the path itself (core.c), and its fast path for clean copies (fast_copy.c)
   events        the path of what the runtime announces rather than a call (GPU memory faults)
   ops           the operations table
@@ -29,7 +29,7 @@ import sys
 
 RANKS = [
     ("entry", ["wrappers", "driver", "library", "layers", "registration", "kernels", "wrapper_shape", "resolve",
-               "public_api", "dl", "hsa_events"]),
+               "public_api", "dl", "hsa_events", "injection", "mem", "messages"]),
     ("core", ["core", "fast_copy"]),
     ("events", ["gpu_faults"]),
     ("ops", ["ops"]),
@@ -64,7 +64,7 @@ def module_of(path):
 def main(src):
     edges = {}
     problems = []
-    for sub in ("core", "hip", "cuda"):
+    for sub in ("core", "hip", "cuda", "nvtx"):
         d = os.path.join(src, sub)
         for name in sorted(os.listdir(d)):
             if not name.endswith((".c", ".h")):
