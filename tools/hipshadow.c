@@ -4,7 +4,8 @@
  *   hipshadow report [--format F] [--output FILE] LOG...     (runs hipshadow-report)
  *   hipshadow --version | [--cuda] --print-lib
  *
- * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, and execs
+ * It prepends the library to LD_PRELOAD, appends the options to HIPSHADOW_OPTIONS, makes the
+ * library the NVTX injection (NVTX_INJECTION64_PATH, unless another tool has it), and execs
  * the program, so the exit status is the program's own.  A value with a separator of the options
  * grammar in it (':', ',', a space) is put in quotes, so it stays one value: a findings path with
  * a space, or one with ":exitcode=77" in it, is the path it says.
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef HS_VERSION
@@ -152,6 +154,20 @@ static int append(const char *key, const char *value)
 static int preloadable(const char *path)
 {
     return !strpbrk(path, " \t\n:");
+}
+
+/* NVTX v3 hands a program's annotations (nvToolsExtMem.h) to the one library that
+ * NVTX_INJECTION64_PATH names: the preload library, unless the user chose another tool; then
+ * hipshadow cannot see them, and says so. */
+static void route_nvtx(const char *lib)
+{
+    const char *set = getenv("NVTX_INJECTION64_PATH");
+    struct stat a, b;
+    if (!set || !*set)
+        setenv("NVTX_INJECTION64_PATH", lib, 1);
+    else if (stat(set, &a) != 0 || stat(lib, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        fprintf(stderr, "hipshadow: NVTX_INJECTION64_PATH names another tool (%s): the program's NVTX annotations "
+                        "go there, and hipshadow does not see its NVTX heaps and regions\n", set);
 }
 
 static int is_integer(const char *s)
@@ -302,6 +318,7 @@ int main(int argc, char **argv)
     snprintf(preload, need, "%s%s%s%s", first, lib, old && *old ? ":" : "", old && *old ? old : "");
     setenv("LD_PRELOAD", preload, 1);
     setenv("HIPSHADOW_OPTIONS", opts, 1);
+    route_nvtx(lib);
     execvp(argv[i], &argv[i]);
     fprintf(stderr, "hipshadow: cannot run '%s': %s\n", argv[i], strerror(errno));
     return 127;
