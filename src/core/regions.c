@@ -114,12 +114,10 @@ static uint64_t add_locked(uintptr_t base, size_t size, uint64_t owner, const ch
     hs_span_lock(&rg.index);
     int rc = hs_span_insert_locked(&rg.index, &s, NULL);
     hs_span_unlock(&rg.index);
-    if (rc != 0) {
+    if (rc != 0)
         drop_name(&rg.regions, s.id);
-        return 0;
-    }
     recount();
-    return s.id;
+    return rc == 0 ? s.id : 0;
 }
 
 /* Replaces the live span at base with *s (same base). */
