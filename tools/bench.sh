@@ -4,15 +4,19 @@
 #   bash tools/bench.sh copy   added cost of the checks per small D2H copy, by live allocations
 #   bash tools/bench.sh log    post-mortem log: bytes per event, recording cost per event,
 #                              report time for a log of 10M events
-#   bash tools/bench.sh scale  issue 11's table: copies, allocs and frees from 1K to 1M live
+#   bash tools/bench.sh scale  the scale table: copies, allocs and frees from 1K to 1M live
 #                              allocations, 16 threads, shadow bytes per allocation (tools/bench_scale.py)
 #   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
-#                              warm-up of a tenth of them, plain and under hipshadow (issue 11)
+#                              warm-up of a tenth of them, plain and under hipshadow
 #   bash tools/bench.sh        copy and log
+# The output is printed and also kept in tests/bench/results/<what>.txt (git-ignored; the
+# current figures belong in tests/bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh >/dev/null
 what=${1:-all}
+mkdir -p tests/bench/results
+exec > >(tee "tests/bench/results/$what.txt") 2>&1
 rounds=${ROUNDS:-7}
 export LD_LIBRARY_PATH=build/tests/simhip
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }

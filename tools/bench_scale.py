@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The scale benchmark of issue 11 (tools/bench.sh scale): bench_scale runs on the simulated
+"""The scale benchmark (tools/bench.sh scale): bench_scale runs on the simulated
 runtime in null mode (SIMHIP_NULL=1: copies move nothing, so only hipshadow's cost shows), plain
 and under hipshadow, interleaved, ROUNDS times each; prints medians and the goals met or missed.
 Usage: bench_scale.py BUILD_DIR [ROUNDS]"""
@@ -124,7 +124,7 @@ big = rows[1000000]
 print(f"== 1M allocations made and all freed: {big['total'][0]:.2f} s under hipshadow, {big['total'][1]:.2f} s plain "
       f"({big['total'][0] / big['total'][1]:.2f}x; {CALLS} copies included) ==")
 print()
-print("goals (issue 11):")
+print("goals:")
 goal("added per D2H copy at 1M live <= 100 ns", rows[1000000]["copy"] <= 100, f"{rows[1000000]['copy']:.0f} ns")
 goal("added per D2H copy at 1K live <= 40 ns", rows[1000]["copy"] <= 40, f"{rows[1000]['copy']:.0f} ns")
 worst = max(max(r["alloc"], r["free"]) for r in rows.values())

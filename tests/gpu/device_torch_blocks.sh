@@ -2,11 +2,13 @@
 # One device call for PyTorch's caching-allocator blocks (run from the repository root on a
 # machine with an NVIDIA GPU and PyTorch, with build/ and vendor-device/ carried): what the
 # installed torch's headers say of the trace hook, then run_gpu.py's modes (default:
-# torch-blocks).  Outputs go to $OUT when it is set.
+# torch-blocks).  Each mode's output is printed and
+# kept in $OUT/<mode>.txt ($OUT defaults to tests/gpu/results, which git ignores).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/vendor-device${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HS_LAUNCHER=$PWD/build/tools/hipshadow HS_GPU=$PWD/build/tests/gpu PYTHONUNBUFFERED=1
-out=${OUT:-/tmp}
+out=${OUT:-$PWD/tests/gpu/results}
+mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch, transformers, sys; print('torch', torch.__version__, 'transformers', transformers.__version__, 'python', sys.version.split()[0])"
 inc=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')/include
@@ -19,5 +21,5 @@ inc=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')/inc
 head -12 "$out/torch-headers.txt"
 which c++ g++ cc gcc 2>&1 | head -4
 for what in ${*:-torch-blocks}; do
-  python3 tests/gpu/run_gpu.py "$what" 2>&1 | tee "$out/RESULTS-$what.txt"
+  python3 tests/gpu/run_gpu.py "$what" 2>&1 | tee "$out/$what.txt"
 done
