@@ -1,4 +1,4 @@
-/* The scale benchmark of issue 11, run with and without hipshadow by tools/bench.sh scale.
+/* The scale benchmark, run with and without hipshadow by tools/bench.sh scale.
  * Usage: bench_scale LIVE CALLS THREADS [sync|async]
  *   after one untimed hipMalloc/hipFree (start-up), LIVE allocations of 64..256 bytes are made
  *   and kept live (the times of the hipMalloc calls are measured); then each of THREADS threads

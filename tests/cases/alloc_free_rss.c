@@ -1,4 +1,4 @@
-/* Bounded memory (issue 11): PAIRS hipMalloc/hipFree pairs, sizes 1..4096 bytes, from four
+/* Bounded memory: PAIRS hipMalloc/hipFree pairs, sizes 1..4096 bytes, from four
  * call sites, with 16 allocations live at a time (each step frees the oldest and makes a new
  * one), sampling the process's resident set (/proc/self/statm) after WARMUP pairs and at the end.
  * Usage: alloc_free_rss PAIRS WARMUP MAX_GROWTH_KIB

@@ -1,4 +1,4 @@
-/* Bounded memory (issue 11): each structure's cap is reached, said once, and the program runs on.
+/* Bounded memory: each structure's cap is reached, said once, and the program runs on.
  * Usage: caps MODE, run by run_case.py with a tiny cap:
  *   streams-reused  (streams_max=4) 200 streams made, used and destroyed one after another, 8
  *                   threads' per-thread streams, a stream destroyed with work pending, an

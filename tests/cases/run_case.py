@@ -197,7 +197,7 @@ CASES = {
         program="seed003_embedding", options="findings=/dev/full", kinds={},
         stderr_once=["option 'findings': '/dev/full' is a device or special file, not a file"], stdout_has=SEED003_OUT,
         exit=0),
-    # Hardening (issue 11): bad paths for log, findings and suppressions that the cases above do
+    # Hardening: bad paths for log, findings and suppressions that the cases above do
     # not cover.  Each gives one clear message and leaves the program as it was (its output, its
     # findings, its exit status).
     "log_is_device": dict(
@@ -589,7 +589,7 @@ CASES = {
         kinds={"use-after-free": 1}, explained=1,
         fields={"use-after-free": {"alloc.size": 1024}},
         stderr_has=["Freed by thread", "from hipMallocFromPoolAsync"], exit=0),
-    # Bounded memory (issue 11): a cap reached is said once (the only warning), never a failure.
+    # Bounded memory: a cap reached is said once (the only warning), never a failure.
     "caps_streams_reused": dict(
         program="caps", args=["streams-reused"], options="streams_max=4",
         kinds={"async-overlap": 1},
