@@ -1,55 +1,49 @@
 #!/usr/bin/env python3
-"""The core's layering, checked: no file includes a header of a file above it on the path.
+"""The core's layering, checked: a file includes headers of its own layer or of lower ones only.
 
-The path, top to bottom (a module is a .c file and its .h, named by their stem):
-  entry points  the front-ends (wrappers, driver, library, layers, kernel glue, the NVTX
-                injection), the resolver, the public API, dlsym/dlvsym
-  core          the path itself (core.c), and its fast path for clean copies (fast_copy.c)
-  events        the path of what the runtime announces rather than a call (GPU memory faults)
-  ops           the operations table
-  steps         fact gathering, model changes, the post-mortem record
-  init          lifecycle and process-wide globals
-  policy        suppressions, the mode, counts
-  fallback      the GPU rescue of rejected copies
-  report        the text and JSON reports
-  check         the rules (pure)
-  launches      the launch ledger and the kernel cache (records of calls, in call.h's types)
-  call          the types that flow down the path
-  services      the shadow map, streams, order, host memory, regions, stacks, log, options, util...
+A file's layer is its folder (src/core/<layer>/, or src/hip, src/cuda, src/nvtx for the
+front-ends); the ranks, top to bottom:
+  entry     the front-ends, the resolver, the public API, dlsym/dlvsym and the lookup tables
+  path      the path itself (core.c, the fast path, the ops table, fact gathering, model changes,
+            GPU fault events, lifecycle)
+  findings  what becomes of a finding: policy (suppressions, mode, counts), the reports, the
+            post-mortem record
+  rules     the checks (pure)
+  kernels   the launch ledger, the kernel cache, redzones, hipshadow's GPU kernels, the rescue
+  call      src/core/call.h: the types that flow down the path
+  runtime   the front-end interface and hipshadow's own calls to the runtime
+  torch     PyTorch caching-allocator blocks
+  streams   streams, events and their order
+  shadow    the shadow map: spans, their index, regions, mappings, host memory
+  process   options, stacks, the log, files, paths, the environment, utilities
 
-A module may include modules of lower rank only (services may include each other, as long as
-no two include each other, directly or not).
-
-And the core reaches the runtime only through own_calls.c, which keeps hipshadow's own calls
-invisible to the program: no other core file calls the front-end's functions that call the
-runtime.  Usage: check_layers.py SRC_DIR"""
+Files of one layer may include each other, as long as no two include each other, directly or
+not.  And the core reaches the runtime only through runtime/own_calls.c, which keeps hipshadow's
+own calls invisible to the program: no other core file calls the front-end's functions that call
+the runtime.  Usage: check_layers.py SRC_DIR"""
 import os
 import re
 import sys
 
-RANKS = [
-    ("entry", ["wrappers", "driver", "library", "layers", "registration", "kernels", "wrapper_shape", "resolve",
-               "public_api", "dl", "hsa_events", "injection", "mem", "messages"]),
-    ("core", ["core", "fast_copy"]),
-    ("events", ["gpu_faults"]),
-    ("ops", ["ops"]),
-    ("steps", ["facts", "model", "record"]),
-    ("init", ["init"]),
-    ("policy", ["policy"]),
-    ("fallback", ["fallback"]),
-    ("report", ["report", "report_regions"]),
-    ("check", ["check", "runtime_rules"]),
-    ("launches", ["ledger", "kernel_info", "redzones"]),
-    ("call", ["call"]),
-    ("services", None),  # everything else
-]
+RANKS = ["entry", "path", "findings", "rules", "kernels", "call", "runtime", "torch", "streams", "shadow",
+         "process"]
+FRONT_ENDS = ("hip", "cuda", "nvtx")
 
 
-def rank_of(module):
-    for i, (_, members) in enumerate(RANKS):
-        if members is None or module in members:
-            return i
-    raise AssertionError
+def layer_of(rel):
+    """rel: a path under src/ ("core/shadow/span.h", "hip/wrappers.c")."""
+    parts = rel.split("/")
+    if parts[0] in FRONT_ENDS:
+        return "entry"
+    if parts[0] == "core":
+        return "call" if len(parts) == 2 else parts[1]
+    return None
+
+
+def rank_of(layer):
+    if layer not in RANKS:
+        raise SystemExit(f"unknown layer {layer!r}: add the folder to RANKS in check_layers.py")
+    return RANKS.index(layer)
 
 
 # The front-end's functions that call the runtime, as the core would call them directly.
@@ -57,37 +51,50 @@ RUNTIME_CALLS = re.compile(r"layer->(current_device|kernel_name|kernel_params|st
                            r"hs_frontend_active\.(query_pointer\s*\(|kernels\s*->|kernels\s*;)")
 
 
-def module_of(path):
-    return os.path.splitext(os.path.basename(path))[0]
+def resolve(src, here_dir, target):
+    """The src/-relative path an include names: the including file's folder first, then the
+    core's root (how the build's include path finds it)."""
+    for base in (here_dir, os.path.join(src, "core")):
+        p = os.path.normpath(os.path.join(base, target))
+        if os.path.exists(p):
+            return os.path.relpath(p, src)
+    return None
 
 
 def main(src):
     edges = {}
     problems = []
-    for sub in ("core", "hip", "cuda", "nvtx"):
-        d = os.path.join(src, sub)
-        for name in sorted(os.listdir(d)):
-            if not name.endswith((".c", ".h")):
+    files = []
+    for sub in ("core",) + FRONT_ENDS:
+        for dirpath, _, names in os.walk(os.path.join(src, sub)):
+            files += [os.path.join(dirpath, n) for n in sorted(names) if n.endswith((".c", ".h"))]
+    for path in sorted(files):
+        rel = os.path.relpath(path, src)
+        here = os.path.splitext(rel)[0]
+        for n, line in enumerate(open(path), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+\.h)"', line)
+            if not m or m.group(1).startswith("hipshadow/"):
                 continue
-            here = module_of(name)
-            for n, line in enumerate(open(os.path.join(d, name)), 1):
-                m = re.match(r'\s*#\s*include\s+"([^"]+\.h)"', line)
-                if not m or m.group(1).startswith("hipshadow/"):
-                    continue
-                there = module_of(m.group(1))
-                if there == here:
-                    continue
-                edges.setdefault(here, set()).add(there)
-                if rank_of(there) < rank_of(here):
-                    problems.append(f"{sub}/{name}:{n}: {here} ({RANKS[rank_of(here)][0]}) includes {m.group(1)}, "
-                                    f"which is above it ({RANKS[rank_of(there)][0]})")
-    core = os.path.join(src, "core")
-    for name in sorted(os.listdir(core)):
-        if name.endswith((".c", ".h")) and name not in ("own_calls.c", "own_calls.h"):
-            for n, line in enumerate(open(os.path.join(core, name)), 1):
+            target = resolve(src, os.path.dirname(path), m.group(1))
+            if target is None:
+                problems.append(f"{rel}:{n}: includes {m.group(1)}, which is not a file of src/")
+                continue
+            there = os.path.splitext(target)[0]
+            if there == here:
+                continue
+            edges.setdefault(here, set()).add(there)
+            lh, lt = layer_of(rel), layer_of(target)
+            if lt is None:
+                problems.append(f"{rel}:{n}: includes {m.group(1)}, which is outside the core and the front-ends")
+            elif rank_of(lt) < rank_of(lh):
+                problems.append(f"{rel}:{n}: {rel} ({lh}) includes {target}, which is above it ({lt})")
+    for path in sorted(files):
+        rel = os.path.relpath(path, src)
+        if rel.startswith("core/") and os.path.basename(rel) not in ("own_calls.c", "own_calls.h"):
+            for n, line in enumerate(open(path), 1):
                 if RUNTIME_CALLS.search(line):
-                    problems.append(f"core/{name}:{n}: calls the runtime outside own_calls.c: {line.strip()}")
-    # No cycles among modules (this is what catches services including each other).
+                    problems.append(f"{rel}:{n}: calls the runtime outside runtime/own_calls.c: {line.strip()}")
+    # No cycles among files (this is what catches files of one layer including each other).
     state = {}
 
     def visit(m, trail):
@@ -105,7 +112,8 @@ def main(src):
         visit(m, [])
     for p in problems:
         print(p)
-    print(f"{len(edges)} modules, {sum(len(v) for v in edges.values())} include edges, {len(problems)} problems")
+    print(f"{len(files)} files in {len(RANKS)} layers, {sum(len(v) for v in edges.values())} include edges, "
+          f"{len(problems)} problems")
     return 1 if problems else 0
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """README.md's "Finding kinds" and "Options" tables are the contract (DESIGN.md): every kind of
-include/hipshadow/finding_kinds.inc and every option of src/core/options.inc has its row, and no
+include/hipshadow/finding_kinds.inc and every option of src/core/process/options.inc has its row, and no
 row names a kind or an option that does not exist.  Usage: check_readme_tables.py SOURCE_ROOT"""
 import os
 import re
@@ -9,7 +9,7 @@ import sys
 root = sys.argv[1]
 readme = open(os.path.join(root, "README.md")).read()
 kinds = re.findall(r'^HS_KIND\(\w+,\s*"([a-z-]+)"', open(os.path.join(root, "include/hipshadow/finding_kinds.inc")).read(), re.M)
-options = re.findall(r"^HS_OPTION\(\w+,\s*(\w+),", open(os.path.join(root, "src/core/options.inc")).read(), re.M)
+options = re.findall(r"^HS_OPTION\(\w+,\s*(\w+),", open(os.path.join(root, "src/core/process/options.inc")).read(), re.M)
 
 
 def table_rows(heading):

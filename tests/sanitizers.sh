@@ -35,7 +35,7 @@ done
 #    which a sanitized build deliberately prefixes with the sanitizer runtime; the installed
 #    code is what the other suites run.
 #  - tree_fork_storm, under TSan only: there hipshadow walks stacks with unw_step (see
-#    src/core/stacks.c), whose locks (libunwind's cache, glibc's dl_iterate_phdr) a busy thread
+#    src/core/process/stacks.c), whose locks (libunwind's cache, glibc's dl_iterate_phdr) a busy thread
 #    holds at another thread's fork often enough that a child hangs; the main and ASan builds
 #    run it.
 #  - last_error_rocm5_as_plain, last_error_rocm7_as_plain, under TSan only: their failing

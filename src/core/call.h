@@ -9,11 +9,11 @@
 #ifndef HS_CALL_H
 #define HS_CALL_H
 
-#include "hostmem.h"
-#include "ordering.h"
-#include "shadow.h"
-#include "streams.h"
-#include "util.h"
+#include "shadow/hostmem.h"
+#include "streams/ordering.h"
+#include "shadow/shadow.h"
+#include "streams/streams.h"
+#include "process/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

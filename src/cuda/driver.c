@@ -8,10 +8,10 @@
 #define _GNU_SOURCE
 #include <cuda.h>
 
-#include "../core/gpu_kernels.h"
-#include "../core/own_calls.h"
-#include "../core/shadow.h"
-#include "../core/wrapper_shape.h"
+#include "kernels/gpu_kernels.h"
+#include "runtime/own_calls.h"
+#include "shadow/shadow.h"
+#include "entry/wrapper_shape.h"
 #include "layers.h"
 
 #include <stdatomic.h>

@@ -4,8 +4,8 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 
-#include "../core/gpu_kernels.h"
-#include "../core/wrapper_shape.h"
+#include "kernels/gpu_kernels.h"
+#include "entry/wrapper_shape.h"
 
 extern const unsigned char hs_nv_kernels[];
 extern const unsigned long hs_nv_kernels_size;

@@ -3,7 +3,7 @@
 #ifndef HS_CUDA_LAYERS_H
 #define HS_CUDA_LAYERS_H
 
-#include "../core/frontend.h"
+#include "runtime/frontend.h"
 
 enum {
 #define HS_CUDA_FN(name, ...) HS_CUDA_API_##name,

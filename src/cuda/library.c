@@ -4,8 +4,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "../core/gpu_kernels.h"
-#include "../core/own_calls.h"
+#include "kernels/gpu_kernels.h"
+#include "runtime/own_calls.h"
 #include "layers.h"
 
 #define P(x) ((uintptr_t)(x))

@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 
-#include "../core/gpu_kernels.h"
-#include "../core/shadow.h"
-#include "../core/wrapper_shape.h"
+#include "kernels/gpu_kernels.h"
+#include "shadow/shadow.h"
+#include "entry/wrapper_shape.h"
 #include "layers.h"
 
 #include <dlfcn.h>

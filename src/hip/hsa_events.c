@@ -14,8 +14,8 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
-#include "../core/gpu_faults.h"
-#include "../core/report.h"
+#include "path/gpu_faults.h"
+#include "findings/report.h"
 #include "hsa_events.h"
 
 #include <dlfcn.h>

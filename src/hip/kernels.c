@@ -3,8 +3,8 @@
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
-#include "../core/gpu_kernels.h"
-#include "../core/wrapper_shape.h"
+#include "kernels/gpu_kernels.h"
+#include "entry/wrapper_shape.h"
 
 extern const unsigned char hs_amd_kernels[];
 extern const unsigned long hs_amd_kernels_size;

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/util.h"
-#include "../core/wrapper_shape.h"
+#include "process/util.h"
+#include "entry/wrapper_shape.h"
 #include "modules.h"
 
 #include <pthread.h>

@@ -4,12 +4,12 @@
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
-#include "../core/wrapper_shape.h"
-#include "../core/frontend.h"
-#include "../core/gpu_kernels.h"
-#include "../core/shadow.h"
-#include "../core/kernel_info.h"
-#include "../core/util.h"
+#include "entry/wrapper_shape.h"
+#include "runtime/frontend.h"
+#include "kernels/gpu_kernels.h"
+#include "shadow/shadow.h"
+#include "kernels/kernel_info.h"
+#include "process/util.h"
 #include "modules.h"
 #include "params.h"
 #include "hsa_events.h"

@@ -15,8 +15,8 @@
 #include "abi.h"
 #include "mem.h"
 #include "messages.h"
-#include "../core/init.h"
-#include "../core/util.h"
+#include "path/init.h"
+#include "process/util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

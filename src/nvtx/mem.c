@@ -14,12 +14,12 @@
 #include "mem.h"
 #include "abi.h"
 #include "messages.h"
-#include "../core/init.h"
-#include "../core/region_access.h"
-#include "../core/regions.h"
-#include "../core/shadow.h"
-#include "../core/stacks.h"
-#include "../core/util.h"
+#include "path/init.h"
+#include "shadow/region_access.h"
+#include "shadow/regions.h"
+#include "shadow/shadow.h"
+#include "process/stacks.h"
+#include "process/util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* NVTX's memory extension (nvToolsExtMem.h) served by hipshadow: heaps are pools, regions are
- * hipshadow regions (src/core/regions.h), permissions make regions read-only or no-access. */
+ * hipshadow regions (src/core/shadow/regions.h), permissions make regions read-only or no-access. */
 #ifndef HS_NVTX_MEM_H
 #define HS_NVTX_MEM_H
 

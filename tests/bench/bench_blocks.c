@@ -3,8 +3,8 @@
  * what one lookup of the copy path costs once the blocks are there.  Prints figures; never a test.
  * Usage: bench_blocks TRACE [ROUNDS] */
 #define _GNU_SOURCE
-#include "../../src/core/blocks.h"
-#include "../../src/core/init.h"
+#include "torch/blocks.h"
+#include "path/init.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * the same N allocations made again and freed in order (a steady state: the quarantine full, each
  * free evicting), and "churn_add NS churn_release NS" (the first round not counted).
  * Usage: bench_lookup N [LOOKUPS [ROUNDS]] */
-#include "../../src/core/shadow.h"
+#include "shadow/shadow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

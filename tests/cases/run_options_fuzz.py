@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """HIPSHADOW_OPTIONS under a fuzzer (hardening, issue 11).  A seeded, deterministic driver: each
-iteration builds an options string from random keys (every option in src/core/options.inc, near
+iteration builds an options string from random keys (every option in src/core/process/options.inc, near
 misses, unknown ones), values (good ones, and empty, huge, negative, out of range, trailing junk,
 wrong suffix, wrong case, control and high bytes, 10 KB long), separators (':' ',' whitespace, none)
 and quotes (closed and not), runs a clean program under the preload with it, and checks:
@@ -8,7 +8,7 @@ and quotes (closed and not), runs a clean program under the preload with it, and
   * the program always runs: exit status 0, its own output intact;
   * every bad item is named, in order, in exactly one refusal line, and a good item in none
     (the expected outcome comes from a model of the grammar below, which mirrors
-    src/core/options.c: hs_options_parse);
+    src/core/process/options.c: hs_options_parse);
   * when the string leaves verbosity >= 1, the options in force are the ones the good items set.
 
 Usage: run_options_fuzz.py [ITERATIONS [SEED]] (default 300, 11); paths from HS_LAUNCHER, HS_CASES,
@@ -33,7 +33,7 @@ def load_table(path):
     return table
 
 
-TABLE = load_table(os.environ.get("HS_OPTIONS_INC", os.path.join(os.path.dirname(__file__), "../../src/core/options.inc")))
+TABLE = load_table(os.environ.get("HS_OPTIONS_INC", os.path.join(os.path.dirname(__file__), "../../src/core/process/options.inc")))
 FREE = {k for k, (t, lim) in TABLE.items() if t == "STRING" and not lim}
 
 # ---- the grammar's model (hs_options_parse) ----

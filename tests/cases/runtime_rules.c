@@ -1,5 +1,5 @@
 /* Calls the simulated runtime refuses though hipshadow's checks find nothing wrong in their
- * ranges: each runtime-error names the rule its arguments break (src/core/runtime_rules.inc).
+ * ranges: each runtime-error names the rule its arguments break (src/core/rules/runtime_rules.inc).
  * One call per rule, in the table's order; a kernel poke from test_kernels.hip for the launches. */
 #include "common.h"
 

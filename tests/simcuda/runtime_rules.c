@@ -1,5 +1,5 @@
 /* Driver calls the simulated libcuda refuses though hipshadow's checks find nothing wrong in their
- * ranges: each runtime-error names the rule its arguments break (src/core/runtime_rules.inc).
+ * ranges: each runtime-error names the rule its arguments break (src/core/rules/runtime_rules.inc).
  * Linked with the (simulated) libcuda only: the driver layer sees the calls. */
 #include <cuda.h>
 

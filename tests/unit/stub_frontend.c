@@ -1,5 +1,5 @@
 /* A front-end for unit tests: no runtime behind it. */
-#include "../../src/core/frontend.h"
+#include "runtime/frontend.h"
 
 #include <stdio.h>
 

@@ -1,15 +1,15 @@
-/* PyTorch caching-allocator blocks (src/core/blocks.c): the state machine on hand-made event
+/* PyTorch caching-allocator blocks (src/core/torch/blocks.c): the state machine on hand-made event
  * sequences, then on traces recorded from real PyTorch workloads on a GPU (tests/unit/data,
  * torch_trace=), replayed and compared with a naive model of the same rules; then planted
  * copies into the replayed state, through fact gathering and the rules, must give region-overrun
  * and use-after-free naming the block, and none where the allocator handed the block out again.
  * Usage: test_blocks [TRACE...] */
 #define _GNU_SOURCE
-#include "../../src/core/blocks.h"
-#include "../../src/core/check.h"
-#include "../../src/core/facts.h"
-#include "../../src/core/init.h"
-#include "../../src/core/shadow.h"
+#include "torch/blocks.h"
+#include "rules/check.h"
+#include "path/facts.h"
+#include "path/init.h"
+#include "shadow/shadow.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -6,11 +6,11 @@
  * not modelled and a destroyed one's record is reused; a ring is made out of what is left of
  * ledger_max, then none. */
 #define _GNU_SOURCE
-#include "../../src/core/ledger.h"
-#include "../../src/core/ordering.h"
-#include "../../src/core/stacks.h"
-#include "../../src/core/streams.h"
-#include "../../src/core/util.h"
+#include "kernels/ledger.h"
+#include "streams/ordering.h"
+#include "process/stacks.h"
+#include "streams/streams.h"
+#include "process/util.h"
 #include "unit.h"
 
 #include <stdlib.h>

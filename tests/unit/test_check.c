@@ -1,5 +1,5 @@
 /* The rules, one fact pattern at a time, with seed 003's numbers where they apply. */
-#include "../../src/core/check.h"
+#include "rules/check.h"
 #include "unit.h"
 
 #include <string.h>

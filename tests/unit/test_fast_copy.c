@@ -3,12 +3,12 @@
  * device pointer, a bad host range, a reversed direction, hipMemcpyDefault, async and 2-D
  * copies, a range leaving its chunk in a large allocation, a pause, an annotated region, and a
  * legacy stream with work pending. */
-#include "../../src/core/fast_copy.h"
-#include "../../src/core/init.h"
-#include "../../src/core/ordering.h"
-#include "../../src/core/regions.h"
-#include "../../src/core/shadow.h"
-#include "../../src/core/streams.h"
+#include "path/fast_copy.h"
+#include "path/init.h"
+#include "streams/ordering.h"
+#include "shadow/regions.h"
+#include "shadow/shadow.h"
+#include "streams/streams.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * holds that lock inside the gate for 300 ms; a fork made meanwhile must wait for it, and the
  * child's own dl_iterate_phdr must return.  Also: a thread's nested entries while fork waits. */
 #define _GNU_SOURCE
-#include "../../src/core/util.h"
+#include "process/util.h"
 #include "unit.h"
 
 #include <link.h>

@@ -3,7 +3,7 @@
  * trusted again, not probed with a system call at every copy (a 16-thread program's thread
  * starts once made every later check pay an msync); a page made read-only or unmapped is caught.
  * The sleeps let the once-a-millisecond limit (a coarse clock: up to a few ms) pass. */
-#include "../../src/core/hostmem.h"
+#include "shadow/hostmem.h"
 #include "unit.h"
 
 #include <sys/mman.h>

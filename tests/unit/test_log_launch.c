@@ -3,8 +3,8 @@
  * grows, names cut at HS_LOG_KERNEL_NAME_MAX), LAUNCH records with their arguments, and a forked
  * child whose own log names every kernel its parent had numbered. */
 #define _GNU_SOURCE
-#include "../../src/core/log.h"
-#include "../../src/core/record.h"
+#include "process/log.h"
+#include "findings/record.h"
 #include "../../tools/report/reader.h"
 #include "unit.h"
 

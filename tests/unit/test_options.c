@@ -4,8 +4,8 @@
  * refused (not cut), and a fuzz loop of random text never crashes the parser, never leaves an
  * option outside its limits, and never counts a problem it did not write a line for. */
 #define _GNU_SOURCE
-#include "../../src/core/options.h"
-#include "../../src/core/stacks.h"
+#include "process/options.h"
+#include "process/stacks.h"
 #include "unit.h"
 
 #include <inttypes.h>
@@ -331,7 +331,7 @@ static const struct {
     const char *limits;
 } opts[] = {
 #define HS_OPTION(type, name, def, limits, help) {#name, T_##type, limits},
-#include "../../src/core/options.inc"
+#include "process/options.inc"
 #undef HS_OPTION
 };
 enum { N_OPTS = sizeof opts / sizeof *opts };
@@ -383,7 +383,7 @@ static bool within_limits(const hs_options *o)
 #define HS_OPTION(type, field, def, limits, help) \
         if (!strcmp(name, #field))                \
             ok &= limit_##type(o->field, limits);
-#include "../../src/core/options.inc"
+#include "process/options.inc"
 #undef HS_OPTION
         if (!ok) {
             fprintf(stderr, "option %s outside its limits %s\n", name, lim);

@@ -1,7 +1,7 @@
 /* The quarantine at its record cap (16384 freed allocations): the oldest leave in a batch of 32
  * (looked up together, shadow.c's evict_batch), never more than that at once, and never one that
  * came back to life. */
-#include "../../src/core/shadow.h"
+#include "shadow/shadow.h"
 #include "unit.h"
 
 enum { CAP = 16384, BATCH = 32, EXTRA = 100 };

@@ -2,9 +2,9 @@
  * the quarantine of freed regions and its end, a heap's regions freed together, lookups that
  * ignore regions older than the allocation, process-wide and thread-bound access, and the
  * region-permission and use-after-free findings they lead to. */
-#include "../../src/core/check.h"
-#include "../../src/core/region_access.h"
-#include "../../src/core/regions.h"
+#include "rules/check.h"
+#include "shadow/region_access.h"
+#include "shadow/regions.h"
 #include "unit.h"
 
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* The stream, free, result and leak rules, called directly with hand-made facts: no runtime,
  * no shadow map, no stream registry behind them. */
-#include "../../src/core/check.h"
+#include "rules/check.h"
 #include "unit.h"
 
 static hs_finding out[HS_MAX_FINDINGS_PER_CALL];

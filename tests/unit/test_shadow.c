@@ -1,7 +1,7 @@
 /* The shadow map: sequential ids, interior lookups, release into quarantine, double and
  * interior frees, bounded quarantine eviction, restore after a refused free, freed memory that a
  * newer allocation covers in part. */
-#include "../../src/core/shadow.h"
+#include "shadow/shadow.h"
 #include "unit.h"
 
 static hs_span add(uintptr_t base, size_t size)

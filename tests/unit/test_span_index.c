@@ -1,11 +1,11 @@
 /* The ordered index and the shadow's page map (built twice: -DTEST_PAGE_MAP): lookups by
  * containment, replacement of overlaps, growth, readers racing a writer never seeing a span that
  * does not hold the address they asked for, and random operations against a plain sorted array. */
-#include "../../src/core/span_index.h"
+#include "shadow/span_index.h"
 #include "unit.h"
 
 #ifdef TEST_PAGE_MAP /* the same API, other names */
-#include "../../src/core/page_map.h"
+#include "shadow/page_map.h"
 #define hs_span_index hs_page_map
 #define hs_span_index_init hs_pm_init
 #define hs_span_find hs_pm_find

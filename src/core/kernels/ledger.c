@@ -1,0 +1,190 @@
+/* The launch ledger (see ledger.h).  Each stream's ring has its own lock: launches on different
+ * streams never contend, and the reader (a fault report) is cold.  Rings are made at a stream's
+ * first launch, out of one budget of ledger_max launches (an atomic count, no lock), and are
+ * never freed: a stream record that is reused (streams.c) keeps its ring. */
+#include "kernels/ledger.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hs_ledger {
+    pthread_mutex_t lock;
+    unsigned cap, head, n;
+    hs_launch ring[];
+};
+
+static unsigned entries_per_stream = 256;
+static unsigned entries_max = 262144;
+static atomic_uint entries_taken;  /* by the rings made so far */
+static atomic_bool budget_spent;   /* a stream got a short ring or none (said once) */
+
+void hs_ledger_init(unsigned entries, unsigned max_entries)
+{
+    entries_per_stream = entries ? entries : 1;
+    entries_max = max_entries ? max_entries : 1;
+}
+
+/* Takes up to want entries from the budget; how many it got. */
+static unsigned take_entries(unsigned want)
+{
+    unsigned taken = atomic_load(&entries_taken), got;
+    do {
+        got = taken >= entries_max ? 0 : entries_max - taken < want ? entries_max - taken : want;
+    } while (got && !atomic_compare_exchange_weak(&entries_taken, &taken, taken + got));
+    if (got < want && !atomic_exchange(&budget_spent, true))
+        hs_say(
+            "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
+            "launches on further streams are not remembered, so device-fault reports may not name them\n",
+            entries_max, entries_per_stream);
+    return got;
+}
+
+static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
+
+void hs_ledger_add(hs_stream *s, const hs_launch *l)
+{
+    struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
+    if (!lg) {
+        if (atomic_load_explicit(&s->no_ledger, memory_order_relaxed))
+            return; /* the budget was spent when this stream first launched */
+        unsigned cap = take_entries(entries_per_stream);
+        struct hs_ledger *made = cap ? malloc(sizeof *made + cap * sizeof(hs_launch)) : NULL;
+        if (!made) {
+            if (cap)
+                give_back(cap);
+            atomic_store_explicit(&s->no_ledger, true, memory_order_relaxed);
+            return;
+        }
+        pthread_mutex_init(&made->lock, NULL);
+        made->cap = cap;
+        made->head = made->n = 0;
+        if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
+            free(made); /* another thread made it first: lg is theirs */
+            give_back(cap);
+        } else {
+            lg = made;
+        }
+    }
+    pthread_mutex_lock(&lg->lock);
+    lg->ring[(lg->head + lg->n) % lg->cap] = *l;
+    if (lg->n < lg->cap)
+        lg->n++;
+    else
+        lg->head = (lg->head + 1) % lg->cap; /* the oldest is forgotten */
+    pthread_mutex_unlock(&lg->lock);
+}
+
+static void keep_newest(hs_suspects *out, const hs_launch *l)
+{
+    int at = out->n < HS_MAX_SUSPECTS ? out->n++ : HS_MAX_SUSPECTS - 1;
+    if (at == HS_MAX_SUSPECTS - 1 && out->n == HS_MAX_SUSPECTS && out->launch[at].stamp > l->stamp)
+        return; /* older than every suspect kept */
+    out->launch[at] = *l;
+    for (; at > 0 && out->launch[at - 1].stamp < out->launch[at].stamp; at--) {
+        hs_launch t = out->launch[at - 1];
+        out->launch[at - 1] = out->launch[at];
+        out->launch[at] = t;
+    }
+}
+
+/* Does launch l have an argument into one of the allocations ids[0..n)? */
+static bool points_into(const hs_launch *l, const uint64_t *ids, int n)
+{
+    for (int a = 0; a < l->n_args; a++)
+        for (int i = 0; i < n; i++)
+            if (ids[i] && l->args[a].alloc_id == ids[i] && l->args[a].state != HS_ARG_UNKNOWN)
+                return true;
+    return false;
+}
+
+/* Visits every stream's ledger: keeps the newest launches that are pending (if only_pending)
+ * and, when want_ids, that point into one of ids[0..n_ids) (or, want_ids < 0, that do not). */
+static void collect(hs_suspects *out, bool only_pending, int want_ids, const uint64_t *ids, int n_ids)
+{
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+        if (!lg)
+            continue;
+        uint64_t done = atomic_load(&s->done);
+        pthread_mutex_lock(&lg->lock);
+        for (unsigned k = 0; k < lg->n; k++) {
+            const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+            if (only_pending && l->seq <= done)
+                continue;
+            if (want_ids && points_into(l, ids, n_ids) != (want_ids > 0))
+                continue;
+            keep_newest(out, l);
+        }
+        pthread_mutex_unlock(&lg->lock);
+    }
+}
+
+void hs_ledger_suspects(hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    collect(out, true, 0, NULL, 0);
+}
+
+void hs_ledger_suspects_near(const uint64_t *ids, int n_ids, hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    collect(out, true, 1, ids, n_ids);
+    out->n_near = out->n;
+    if (out->n == HS_MAX_SUSPECTS)
+        return;
+    hs_suspects rest;
+    memset(&rest, 0, sizeof rest);
+    collect(&rest, true, -1, ids, n_ids);
+    for (int i = 0; i < rest.n && out->n < HS_MAX_SUSPECTS; i++)
+        out->launch[out->n++] = rest.launch[i];
+}
+
+void hs_ledger_users(uint64_t alloc_id, hs_suspects *out)
+{
+    memset(out, 0, sizeof *out);
+    out->users = true;
+    collect(out, false, 1, &alloc_id, 1);
+}
+
+void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
+{
+    struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+    if (!lg || !seq)
+        return;
+    pthread_mutex_lock(&lg->lock);
+    for (unsigned k = lg->n; k-- > 0;) {
+        hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+        if (l->seq == seq) {
+            l->seq = 0; /* complete from the start: never a suspect */
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lg->lock);
+}
+
+bool hs_ledger_last(hs_stream *s, hs_launch *out)
+{
+    struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
+    if (!lg)
+        return false;
+    pthread_mutex_lock(&lg->lock);
+    bool any = lg->n > 0;
+    if (any)
+        *out = lg->ring[(lg->head + lg->n - 1) % lg->cap];
+    pthread_mutex_unlock(&lg->lock);
+    return any;
+}
+
+void hs_ledger_after_fork(void)
+{
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        struct hs_ledger *lg = s ? atomic_load(&s->ledger) : NULL;
+        if (lg)
+            pthread_mutex_init(&lg->lock, NULL);
+    }
+}

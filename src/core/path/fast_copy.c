@@ -1,0 +1,82 @@
+/* The fast path of a clean synchronous copy (see fast_copy.h).
+ *
+ * The full path (core.c) clears a call state of about 1.6 KiB, copies each side's 80-byte
+ * record out of the shadow map, and takes the legacy stream's lock for its clock: a few hundred
+ * nanoseconds, most of it cache misses at a million allocations.  Here each side is one brief
+ * lookup (hs_shadow_brief: the map's slot and bucket, no record) and, for a host side, the host
+ * probe's per-thread cache; the rules' brief form says whether anything could be wrong.  Any
+ * doubt returns false and the full path decides, so findings never depend on this file. */
+#include "path/fast_copy.h"
+#include "torch/blocks.h"
+#include "rules/check.h"
+#include "path/core.h"
+#include "kernels/fallback.h"
+#include "runtime/frontend.h"
+#include "path/gpu_faults.h"
+#include "path/init.h"
+#include "process/log.h"
+#include "streams/ordering.h"
+#include "kernels/redzones.h"
+#include "shadow/regions.h"
+#include "shadow/vmm.h"
+
+/* What describe_side and probe_host (facts.c) would find for one side, from the briefs; false
+ * when they would need more (freed memory, a reservation, a range the brief cannot place). */
+static bool brief_side(uintptr_t ptr, size_t extent, bool host_role, bool write, hs_brief_side *out)
+{
+    hs_where where;
+    uint32_t kind = 0;
+    if (!hs_shadow_brief(ptr, extent, &where, &kind))
+        return false;
+    *out = (hs_brief_side){.live = where == HS_WHERE_LIVE, .kind = kind};
+    if (out->live)
+        return true;
+    hs_span reservation;
+    if (hs_vmm_reservation_of(ptr, &reservation))
+        return false; /* reserved but unmapped: the full path names the nearest map */
+    if (!host_role)
+        return true; /* a device side in no allocation: the rules refuse it, the full path asks the runtime */
+    hs_host_fact fact;
+    out->host_ok = !hs_opts()->check_host || hs_host_check(ptr, extent, write, &fact) == HS_HOST_OK;
+    return true;
+}
+
+/* Nothing switched on that the full path does more for: the log, redzones, staging every copy,
+ * a pause, annotated regions, PyTorch blocks, graph capture. */
+static bool full_path_not_needed(void)
+{
+    return hs_opts()->fast_copies && !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !hs_paused() &&
+           !hs_regions_any() && !hs_blocks_any() && !hs_order_capturing_streams();
+}
+
+bool hs_fast_copy_clean(const hs_copy_args *a)
+{
+    if (a->async || a->has_stream || !a->bytes || a->dst_extent || a->src_extent || !a->dst || !a->src ||
+        a->dir < HS_DIR_H2H || a->dir > HS_DIR_D2D || !full_path_not_needed())
+        return false;
+    enum { ROLE_HOST = 2 }; /* hs_role_of's answer for a host side (check.h) */
+    hs_brief_side dst, src;
+    return brief_side(a->dst, a->bytes, hs_role_of(a->dir, HS_SIDE_DST) == ROLE_HOST, true, &dst) &&
+           brief_side(a->src, a->bytes, hs_role_of(a->dir, HS_SIDE_SRC) == ROLE_HOST, false, &src) &&
+           hs_check_copy_brief_clean(a->dir, &dst, &src) && hs_order_legacy_idle();
+}
+
+bool hs_fast_copy_done(uint16_t api, int result)
+{
+    if (HS_UNLIKELY(hs_layer_of(api)->is_failure(result)))
+        return false;
+    hs_gpu_faults_after_success();
+    /* As the full path's model: a synchronous copy on the legacy stream drains it and every
+     * blocking stream (work another thread enqueued during the copy included). */
+    hs_order_complete_legacy();
+    return true;
+}
+
+int hs_fast_copy_refused(const hs_call *c, int result)
+{
+    /* The full path explains it (or rescues it: fallback=stage).  Its facts are gathered now; the
+     * copy changed nothing, so they are what they were before it. */
+    hs_call_state st;
+    hs_before(c, &st);
+    return hs_after(c, &st, result);
+}

@@ -1,0 +1,407 @@
+/* The ordered index (see span_index.h), as a two-level sorted array: a directory of blocks,
+ * each holding up to BLOCK spans in address order, and the first base of every block in a
+ * parallel key array.  A lookup is two binary searches (the keys, then one block); an insert
+ * or a remove moves at most one block's spans, and a directory entry when a block splits or
+ * empties: O(BLOCK + blocks) instead of O(n).
+ *
+ * Readers never lock: they read under the sequence counter and retry if a writer was active.
+ * Nothing a reader can reach is ever unmapped: blocks come from slabs that are kept, emptied
+ * blocks are reused, and a directory that grows is retired, not freed.  A reader racing a
+ * writer may read stale bytes, never unmapped memory, and the sequence check throws them away. */
+#include "shadow/span_index.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+enum { INITIAL_BLOCKS = 64, SLAB_BLOCKS = 64 };
+
+struct hs_span_block {
+    uint32_t n;
+    struct hs_span_block *free_next; /* on the free list */
+    hs_span items[HS_SPAN_BLOCK];
+};
+
+static void *map_bytes(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* A block for a writer: an emptied one, else a new one from the current slab. */
+static hs_span_block *block_take(hs_span_index *ix)
+{
+    hs_span_block *b = ix->free_blocks;
+    if (b) {
+        ix->free_blocks = b->free_next;
+    } else {
+        if (ix->slab_left == 0) {
+            ix->slab = map_bytes(SLAB_BLOCKS * sizeof(hs_span_block));
+            if (!ix->slab)
+                return NULL;
+            ix->slab_left = SLAB_BLOCKS;
+        }
+        b = &ix->slab[SLAB_BLOCKS - ix->slab_left--];
+    }
+    b->n = 0;
+    return b;
+}
+
+static void block_give(hs_span_index *ix, hs_span_block *b)
+{
+    b->free_next = ix->free_blocks; /* readers may still look into it: it stays mapped */
+    ix->free_blocks = b;
+}
+
+int hs_span_index_init(hs_span_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    hs_span_block **dir = map_bytes(INITIAL_BLOCKS * sizeof *dir);
+    uintptr_t *keys = map_bytes(INITIAL_BLOCKS * sizeof *keys);
+    if (!dir || !keys)
+        return -1;
+    atomic_init(&ix->seq, 0);
+    atomic_init(&ix->dir, dir);
+    atomic_init(&ix->keys, keys);
+    atomic_init(&ix->nblocks, 0);
+    atomic_init(&ix->count, 0);
+    ix->capacity = INITIAL_BLOCKS;
+    pthread_mutex_init(&ix->writer, NULL);
+    return 0;
+}
+
+void hs_span_index_after_fork(hs_span_index *ix)
+{
+    pthread_mutex_init(&ix->writer, NULL);
+    /* A writer interrupted by fork in another thread leaves seq odd forever: even it out. */
+    unsigned s = atomic_load(&ix->seq);
+    if (s & 1u)
+        atomic_store(&ix->seq, s + 1);
+}
+
+/* Index of the last key <= addr among n, or -1. */
+static ptrdiff_t last_key_at_or_below(const uintptr_t *keys, size_t n, uintptr_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (ptrdiff_t)lo - 1;
+}
+
+/* Index of the last span with base <= addr in a block, or -1. */
+static ptrdiff_t last_span_at_or_below(const hs_span *items, size_t n, uintptr_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (items[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (ptrdiff_t)lo - 1;
+}
+
+/* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
+ * base <= addr).  Readers and writers alike; readers clamp what they read. */
+static void locate(hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr, ptrdiff_t *b,
+                   ptrdiff_t *i)
+{
+    *b = last_key_at_or_below(keys, nblocks, addr);
+    *i = -1;
+    if (*b < 0)
+        return;
+    const hs_span_block *blk = dir[*b];
+    if (!blk) { /* never for a writer; a reader's stale view is thrown away by its sequence check */
+        *b = -1;
+        return;
+    }
+    uint32_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
+    *i = last_span_at_or_below(blk->items, n, addr);
+}
+
+static bool contains(const hs_span *s, uintptr_t addr)
+{
+    return addr - s->base < s->size || (s->size == 0 && addr == s->base);
+}
+
+static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
+{
+    for (;;) {
+        unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
+        if (before & 1u)
+            continue; /* a writer is mid-change; it holds the index for microseconds */
+        /* the count first: a directory loaded after it holds at least that many entries */
+        size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_acquire);
+        hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
+        const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
+        ptrdiff_t b, i;
+        locate(dir, keys, nb, addr, &b, &i);
+        bool found = false;
+        if (i >= 0) {
+            hs_span s;
+            memcpy(&s, &dir[b]->items[i], sizeof s);
+            found = exact ? s.base == addr : contains(&s, addr);
+            if (found)
+                *out = s;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&ix->seq, memory_order_relaxed) == before)
+            return found;
+    }
+}
+
+bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, false, out); }
+bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, true, out); }
+
+void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                        bool *has_above)
+{
+    for (;;) {
+        unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
+        if (before & 1u)
+            continue;
+        /* the count first: a directory loaded after it holds at least that many entries */
+        size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_acquire);
+        hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
+        const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
+        ptrdiff_t b, i;
+        locate(dir, keys, nb, addr, &b, &i);
+        *has_below = i >= 0;
+        if (*has_below)
+            memcpy(below, &dir[b]->items[i], sizeof *below);
+        /* the next span: in the same block, else the first of the next block */
+        *has_above = false;
+        if (b >= 0 && (uint32_t)(i + 1) < dir[b]->n && i + 1 < HS_SPAN_BLOCK) {
+            memcpy(above, &dir[b]->items[i + 1], sizeof *above);
+            *has_above = true;
+        } else if ((size_t)(b + 1) < nb && dir[b + 1] && dir[b + 1]->n > 0) {
+            memcpy(above, &dir[b + 1]->items[0], sizeof *above);
+            *has_above = true;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&ix->seq, memory_order_relaxed) == before)
+            return;
+    }
+}
+
+size_t hs_span_count(hs_span_index *ix) { return atomic_load_explicit(&ix->count, memory_order_relaxed); }
+
+void hs_span_lock(hs_span_index *ix) { pthread_mutex_lock(&ix->writer); }
+void hs_span_unlock(hs_span_index *ix) { pthread_mutex_unlock(&ix->writer); }
+
+static void begin_write(hs_span_index *ix)
+{
+    atomic_fetch_add_explicit(&ix->seq, 1, memory_order_acq_rel);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void end_write(hs_span_index *ix)
+{
+    atomic_thread_fence(memory_order_release);
+    atomic_fetch_add_explicit(&ix->seq, 1, memory_order_release);
+}
+
+/* ---- writers (ix->writer held) ---- */
+
+/* Room for one more directory entry.  The old arrays are retired, never unmapped (readers may
+ * still be walking them); growth doubles, so the retired total stays below the live size. */
+static int reserve_dir(hs_span_index *ix, size_t need)
+{
+    if (need <= ix->capacity)
+        return 0;
+    size_t cap = ix->capacity * 2;
+    while (cap < need)
+        cap *= 2;
+    hs_span_block **dir = map_bytes(cap * sizeof *dir);
+    uintptr_t *keys = map_bytes(cap * sizeof *keys);
+    if (!dir || !keys)
+        return -1;
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    memcpy(dir, atomic_load_explicit(&ix->dir, memory_order_relaxed), nb * sizeof *dir);
+    memcpy(keys, atomic_load_explicit(&ix->keys, memory_order_relaxed), nb * sizeof *keys);
+    atomic_store_explicit(&ix->dir, dir, memory_order_release);
+    atomic_store_explicit(&ix->keys, keys, memory_order_release);
+    ix->capacity = cap;
+    return 0;
+}
+
+/* Directory entry `at` becomes block blk (entries from `at` on move up). */
+static void dir_insert(hs_span_index *ix, size_t at, hs_span_block *blk)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    memmove(&dir[at + 1], &dir[at], (nb - at) * sizeof *dir);
+    memmove(&keys[at + 1], &keys[at], (nb - at) * sizeof *keys);
+    dir[at] = blk;
+    keys[at] = blk->items[0].base;
+    atomic_store_explicit(&ix->nblocks, nb + 1, memory_order_release); /* after any new directory */
+}
+
+static void dir_remove(hs_span_index *ix, size_t at)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    block_give(ix, dir[at]);
+    memmove(&dir[at], &dir[at + 1], (nb - at - 1) * sizeof *dir);
+    memmove(&keys[at], &keys[at + 1], (nb - at - 1) * sizeof *keys);
+    atomic_store_explicit(&ix->nblocks, nb - 1, memory_order_relaxed);
+}
+
+/* Removes span i of block b (inside a write). */
+static void remove_at(hs_span_index *ix, size_t b, size_t i)
+{
+    hs_span_block *blk = atomic_load_explicit(&ix->dir, memory_order_relaxed)[b];
+    memmove(&blk->items[i], &blk->items[i + 1], (blk->n - i - 1) * sizeof(hs_span));
+    blk->n--;
+    if (blk->n == 0)
+        dir_remove(ix, b);
+    else if (i == 0)
+        atomic_load_explicit(&ix->keys, memory_order_relaxed)[b] = blk->items[0].base;
+    atomic_store_explicit(&ix->count, atomic_load_explicit(&ix->count, memory_order_relaxed) - 1, memory_order_relaxed);
+}
+
+static uintptr_t end_of(const hs_span *s) { return s->base + (s->size ? s->size : 1); }
+
+/* The first span that overlaps [base, end), as (block, index); false when none does. */
+static bool first_overlap(hs_span_index *ix, uintptr_t base, uintptr_t end, size_t *ob, size_t *oi)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    ptrdiff_t b, i;
+    locate(dir, keys, nb, base, &b, &i);
+    if (i >= 0 && end_of(&dir[b]->items[i]) > base) {
+        *ob = (size_t)b, *oi = (size_t)i;
+        return true;
+    }
+    /* the span after the last one at or below base */
+    size_t nbk, ni;
+    if (b < 0)
+        nbk = 0, ni = 0;
+    else if ((size_t)(i + 1) < dir[b]->n)
+        nbk = (size_t)b, ni = (size_t)(i + 1);
+    else
+        nbk = (size_t)b + 1, ni = 0;
+    if (nbk < nb && ni < dir[nbk]->n && dir[nbk]->items[ni].base < end) {
+        *ob = nbk, *oi = ni;
+        return true;
+    }
+    return false;
+}
+
+int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes)
+{
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    /* A split may need a block and a directory entry: get both before anything changes. */
+    if (reserve_dir(ix, nb + 1) != 0)
+        return -1;
+    hs_span_block *spare = block_take(ix);
+    if (!spare)
+        return -1;
+    begin_write(ix);
+    size_t ob, oi; /* the spans the new one overlaps are replaced */
+    while (first_overlap(ix, s->base, end_of(s), &ob, &oi)) {
+        if (replaced_bytes)
+            *replaced_bytes += atomic_load_explicit(&ix->dir, memory_order_relaxed)[ob]->items[oi].size;
+        remove_at(ix, ob, oi);
+    }
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+    nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    if (nb == 0) {
+        spare->items[0] = *s;
+        spare->n = 1;
+        dir_insert(ix, 0, spare);
+        spare = NULL;
+    } else {
+        ptrdiff_t b = last_key_at_or_below(keys, nb, s->base);
+        if (b < 0)
+            b = 0; /* below every span: the first block takes it */
+        hs_span_block *blk = dir[b];
+        if (blk->n == HS_SPAN_BLOCK) { /* full: its upper half moves to the spare block */
+            uint32_t half = HS_SPAN_BLOCK / 2;
+            memcpy(spare->items, &blk->items[half], (HS_SPAN_BLOCK - half) * sizeof(hs_span));
+            spare->n = HS_SPAN_BLOCK - half;
+            blk->n = half;
+            dir_insert(ix, (size_t)b + 1, spare);
+            dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+            keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+            if (s->base >= spare->items[0].base)
+                blk = spare, b++;
+            spare = NULL;
+        }
+        ptrdiff_t i = last_span_at_or_below(blk->items, blk->n, s->base) + 1;
+        memmove(&blk->items[i + 1], &blk->items[i], (blk->n - (size_t)i) * sizeof(hs_span));
+        blk->items[i] = *s;
+        blk->n++;
+        if (i == 0)
+            keys[b] = s->base;
+    }
+    atomic_store_explicit(&ix->count, atomic_load_explicit(&ix->count, memory_order_relaxed) + 1, memory_order_relaxed);
+    end_write(ix);
+    if (spare)
+        block_give(ix, spare);
+    return 0;
+}
+
+bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    ptrdiff_t b, i;
+    locate(dir, atomic_load_explicit(&ix->keys, memory_order_relaxed),
+           atomic_load_explicit(&ix->nblocks, memory_order_relaxed), base, &b, &i);
+    if (i < 0 || dir[b]->items[i].base != base || (id != 0 && dir[b]->items[i].id != id))
+        return false;
+    if (removed)
+        *removed = dir[b]->items[i];
+    begin_write(ix);
+    remove_at(ix, (size_t)b, (size_t)i);
+    end_write(ix);
+    return true;
+}
+
+int hs_span_replace_all_locked(hs_span_index *ix, const hs_span *sorted, size_t n)
+{
+    /* Blocks half full, so the inserts that follow rarely split. */
+    size_t per = HS_SPAN_BLOCK / 2, need = (n + per - 1) / per;
+    if (reserve_dir(ix, need) != 0)
+        return -1;
+    size_t old = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
+    begin_write(ix);
+    for (size_t k = 0; k < old; k++)
+        block_give(ix, dir[k]);
+    size_t made = 0, kept = 0;
+    for (; made < need; made++) {
+        hs_span_block *blk = block_take(ix);
+        if (!blk)
+            break; /* out of memory: the index keeps what fitted */
+        size_t from = made * per, m = n - from < per ? n - from : per;
+        memcpy(blk->items, &sorted[from], m * sizeof(hs_span));
+        blk->n = (uint32_t)m;
+        dir[made] = blk;
+        keys[made] = blk->items[0].base;
+        kept += m;
+    }
+    atomic_store_explicit(&ix->nblocks, made, memory_order_release);
+    atomic_store_explicit(&ix->count, kept, memory_order_relaxed);
+    end_write(ix);
+    return made == need ? 0 : -1;
+}
+
+void hs_span_foreach_locked(hs_span_index *ix, void (*fn)(const hs_span *, void *), void *arg)
+{
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    for (size_t b = 0; b < nb; b++)
+        for (uint32_t i = 0; i < dir[b]->n; i++)
+            fn(&dir[b]->items[i], arg);
+}

@@ -1,0 +1,67 @@
+/* An ordered set of non-overlapping address ranges, built for many readers and few writers.
+ *
+ * Readers never lock: they binary-search a directory of sorted blocks under a sequence counter
+ * and retry if a writer was active (a seqlock).  Nothing is ever unmapped (blocks are reused,
+ * directories retired when they grow), so a reader racing a writer can read stale bytes but
+ * never unmapped memory; the sequence check throws stale reads away.  Writers serialize on the
+ * index's own mutex; an insert or remove moves one block's spans, not the whole set. */
+#ifndef HS_SPAN_INDEX_H
+#define HS_SPAN_INDEX_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shadow/span.h"
+
+
+/* Spans per block of the index (span_index.c: a directory of sorted blocks). */
+enum { HS_SPAN_BLOCK = 64 };
+typedef struct hs_span_block hs_span_block;
+
+typedef struct hs_span_index {
+    atomic_uint seq;               /* odd while a writer is changing the index */
+    _Atomic(hs_span_block **) dir; /* the blocks in address order */
+    _Atomic(uintptr_t *) keys;     /* keys[b]: the first base in block b */
+    atomic_size_t nblocks;
+    atomic_size_t count;           /* spans in all */
+    size_t capacity;               /* of dir and keys */
+    pthread_mutex_t writer;
+    /* writer side: blocks are never unmapped, emptied ones are reused */
+    hs_span_block *free_blocks;
+    hs_span_block *slab;
+    size_t slab_left;
+} hs_span_index;
+
+/* 0 on success, -1 when memory for the index could not be mapped. */
+int hs_span_index_init(hs_span_index *ix);
+
+/* Lock-free: the span containing addr, copied into *out. */
+bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out);
+/* Lock-free: the span with the highest base <= addr, and the one after it (the nearest below
+ * and above, when addr lies in neither). */
+void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
+                        bool *has_above);
+/* Lock-free: the span whose base is exactly addr. */
+bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
+size_t hs_span_count(hs_span_index *ix);
+
+/* Writers: call with ix->writer held (hs_span_lock / hs_span_unlock). */
+void hs_span_lock(hs_span_index *ix);
+void hs_span_unlock(hs_span_index *ix);
+/* Insert, replacing any span that overlaps it (their sizes are added to *replaced_bytes when
+ * that is not NULL).  -1 when out of memory. */
+int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes);
+/* Remove the span whose base is addr (and, if id != 0, whose id matches). */
+bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed);
+/* Replace the whole content with n sorted, non-overlapping spans. */
+int hs_span_replace_all_locked(hs_span_index *ix, const hs_span *sorted, size_t n);
+/* Visit every span in address order (writer side, for exit-time reports). */
+void hs_span_foreach_locked(hs_span_index *ix, void (*fn)(const hs_span *, void *), void *arg);
+
+/* After fork the child owns a copy whose writer mutex may be held by a thread that no longer exists. */
+void hs_span_index_after_fork(hs_span_index *ix);
+
+#endif
