@@ -221,7 +221,7 @@ typedef struct hs_facts {
 typedef enum hs_severity { HS_SEV_INFO, HS_SEV_WARNING, HS_SEV_ERROR } hs_severity;
 
 typedef enum hs_kind {
-#define HS_KIND(id, name, sev) HS_KIND_##id,
+#define HS_KIND(id, name, sev, meaning) HS_KIND_##id,
 #include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
     HS_KIND_COUNT

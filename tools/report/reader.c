@@ -12,7 +12,7 @@
 enum { MAX_DAMAGE = 1000 }; /* messages kept per log; a log of garbage is counted past that */
 
 static const char *const kind_names[] = {
-#define HS_KIND(id, name, sev) name,
+#define HS_KIND(id, name, sev, meaning) name,
 #include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
 };

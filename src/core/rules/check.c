@@ -4,7 +4,7 @@
 #include "shadow/regions.h"
 
 static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
-#define HS_KIND(id, name, sev) [HS_KIND_##id] = {name, sev},
+#define HS_KIND(id, name, sev, meaning) [HS_KIND_##id] = {name, sev},
 #include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
 };
