@@ -49,7 +49,7 @@ def meson_install(root):
         print(p.stdout, p.stderr, file=sys.stderr)
         raise SystemExit(f"meson install failed with status {p.returncode}")
     return dict(bin=under(root, configured("bindir")), lib=under(root, configured("libdir")),
-                include=under(root, configured("includedir")))
+                include=under(root, configured("includedir")), man=under(root, configured("mandir")))
 
 
 def clean_env(**extra):
@@ -75,9 +75,34 @@ def test_tree(tmp):
     libs = ["libhipshadow.so"] + (["libhipshadow-cuda.so"] if HAVE_CUDA else [])
     for lib in libs:
         check(os.path.isfile(os.path.join(d["lib"], "hipshadow", lib)), f"<libdir>/hipshadow/{lib} missing")
+    check_man_page(os.path.join(d["man"], "man1", "hipshadow.1"))
     for root, _, files in os.walk(os.path.join(tmp, "root")):
         for f in files:
             print(os.path.relpath(os.path.join(root, f), os.path.join(tmp, "root")))
+
+
+def check_man_page(page):
+    """The man page is installed, and man (or groff) reads it without a warning: its sections,
+    every option and every finding kind are there."""
+    if not check(os.path.isfile(page), f"{page} missing"):
+        return
+    if shutil.which("man"):
+        cmd = ["man", "-l", page]
+    elif shutil.which("groff"):
+        cmd = ["groff", "-man", "-Tutf8", page]
+    else:
+        print("man page: installed; not rendered (neither man nor groff is installed)")
+        return
+    env = clean_env(MANWIDTH="100", MANPAGER="cat", PAGER="cat", MAN_KEEP_FORMATTING="0")
+    p = run(cmd, env=env)
+    text = p.stdout.replace("\u2010", "-").replace("\u2212", "-")
+    text = "".join(c for i, c in enumerate(text) if c != "\b" and (i + 1 >= len(text) or text[i + 1] != "\b"))
+    check(p.returncode == 0, f"{' '.join(cmd)} failed: {p.returncode} {p.stderr[-2000:]!r}")
+    check("warning" not in p.stderr, f"{' '.join(cmd)} warned: {p.stderr[-2000:]!r}")
+    for want in ("NAME", "SYNOPSIS", "HIPSHADOW_OPTIONS", "FINDING KINDS", "stack_depot_max", "use-after-free",
+                 "region-permission", "copy-pitch"):
+        check(want in text, f"the rendered man page lacks {want!r}")
+    print(f"man page: {page} read by {cmd[0]}, {len(text.splitlines())} lines")
 
 
 def test_downstream(tmp):
