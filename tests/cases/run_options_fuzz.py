@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HIPSHADOW_OPTIONS under a fuzzer (hardening, issue 11).  A seeded, deterministic driver: each
+"""HIPSHADOW_OPTIONS under a fuzzer (hardening).  A seeded, deterministic driver: each
 iteration builds an options string from random keys (every option in src/core/process/options.inc, near
 misses, unknown ones), values (good ones, and empty, huge, negative, out of range, trailing junk,
 wrong suffix, wrong case, control and high bytes, 10 KB long), separators (':' ',' whitespace, none)

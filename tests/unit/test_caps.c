@@ -1,4 +1,4 @@
-/* Bounded memory (issue 11): the stack depot, the stream and event registry and the launch
+/* Bounded memory: the stack depot, the stream and event registry and the launch
  * ledger each stop at their cap, say so once on stderr, and keep working: stacks already stored
  * are found, a finding's stack uses the reserve; a stream past streams_max is valid without a
  * record, a destroyed stream's record is reused once its work is done (its operation numbers go

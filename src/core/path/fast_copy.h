@@ -1,4 +1,4 @@
-/* The fast path of a clean synchronous copy (issue 11: tens of nanoseconds a copy at any number
+/* The fast path of a clean synchronous copy (tens of nanoseconds a copy at any number
  * of allocations).  A synchronous 1-D copy on the legacy stream whose sides the shadow map's
  * briefs place (a live allocation holding the whole range, or host memory the host probe's cache
  * knows) and that the rules' brief form calls clean is forwarded without the full path's call
