@@ -275,7 +275,7 @@ static void unterminated(char *field, size_t size, const char *text)
  * every string a log carries: what check_hostile.py renders and parses. */
 static writer hostile(const char *module_path, uint64_t offset)
 {
-    const uint64_t t0 = 1790000000000000000ull, base = 0x7fe70fe00000ull, bias = 0x7f5500000000ull;
+    const uint64_t t0 = 1700000000000000000ull, base = 0x7fe70fe00000ull, bias = 0x7f5500000000ull;
     const uint64_t evil_bias = 0x7f6600000000ull;
     writer w = start(1003, 2, t0);
     hs_log_file_header *h = (hs_log_file_header *)w.file;
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
     }
     if (argc != 2)
         return 2;
-    const uint64_t t0 = 1790000000000000000ull, arena = 2519728128ull, base = 0x7fe70fe00000ull;
+    const uint64_t t0 = 1700000000000000000ull, arena = 2519728128ull, base = 0x7fe70fe00000ull;
     /* rank 0: seed 003's read past the arena, between clean work on two streams */
     writer a = start(1001, 0, t0);
     alloc(&a, t0 + 1000, 1, base, arena, 1);

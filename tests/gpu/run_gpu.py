@@ -288,7 +288,7 @@ def frameworks():
             # PyTorch on CUDA's stream-ordered allocator: every tensor its own cudaMallocAsync, freed
             # at once.  Its reduce kernels take one by-value struct, whose OffsetCalculator sets only
             # the dimensions in use: the other 8-byte words are stack garbage, at times the address
-            # of a freed tensor.  Words found only by scanning are warnings (2026-11-23: 6
+            # of a freed tensor.  Words found only by scanning are warnings (a few
             # kernel-use-after-free warnings); no error may come of it.
             def no_errors(records, proc):
                 errors = [r["kind"] for r in records if r["severity"] == "error"]
