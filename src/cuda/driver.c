@@ -342,6 +342,7 @@ const hs_layer hs_cuda_driver_layer = {
     .name = "CUDA driver", .first_api = HS_CUDA_RUNTIME_END, .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
     .error_name = driver_error_name, .is_failure = driver_is_failure,
     .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
+    .kernels_on_current_device = true,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = driver_kernel_name,
     .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync, .device_limits = driver_device_limits, .fill = driver_fill,
     .read = driver_read,

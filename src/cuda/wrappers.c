@@ -198,6 +198,7 @@ static int cuda_read(void *host, uintptr_t device, size_t n)
 const hs_layer hs_cuda_runtime_layer = {
     .name = "CUDA runtime", .first_api = 0, .n_apis = HS_CUDA_RUNTIME_END, .error_name = cuda_error_name,
     .is_failure = cuda_is_failure, .current_device = cuda_current_device, .resolve = resolve_runtime,
+    .kernels_on_current_device = true,
     .is_device_fault = hs_cuda_is_device_fault, .kernel_name = cuda_kernel_name, .kernel_params = cuda_kernel_params,
     .stream_sync = cuda_stream_sync, .device_limits = cuda_device_limits, .fill = cuda_fill, .read = cuda_read,
     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,

@@ -48,6 +48,12 @@ int main(void)
     TRY(hipModuleLaunchKernel(poke, 1, 1, 1, 64, 1, 1, 65537, 0, params, NULL));
     /* launch-grid-size: 4194304 * 1024 = 2^32 work-items in x */
     TRY(hipModuleLaunchKernel(poke, 4194304, 1, 1, 1024, 1, 1, 0, 0, params, NULL));
+    /* event-device: an event of device 1 recorded on device 0's null stream */
+    hipEvent_t e1;
+    MUST(hipSetDevice(1));
+    MUST(hipEventCreate(&e1));
+    MUST(hipSetDevice(0));
+    TRY(hipEventRecord(e1, 0));
     MUST(hipFree(d));
     return 0;
 }

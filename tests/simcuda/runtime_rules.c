@@ -1,10 +1,14 @@
 /* Driver calls the simulated libcuda refuses though hipshadow's checks find nothing wrong in their
  * ranges: each runtime-error names the rule its arguments break (src/core/rules/runtime_rules.inc).
  * Linked with the (simulated) libcuda only: the driver layer sees the calls. */
+#include "simcuda.h"
+
 #include <cuda.h>
 
 #include <stdio.h>
 #include <string.h>
+
+static void noop(void **params) { (void)params; }
 
 int main(void)
 {
@@ -22,7 +26,20 @@ int main(void)
     c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = dev, c.dstPitch = 512;
     c.WidthInBytes = 512, c.Height = 4;
     CUresult p = cuMemcpy2D(&c);
-    printf("cuda rules: memset %d, copy %d\n", (int)m, (int)p);
+
+    /* A stream and an event of device 1, then device 0 current again. */
+    CUcontext ctx1;
+    CUstream s1;
+    CUevent e1;
+    if (cuDevicePrimaryCtxRetain(&ctx1, 1) || cuCtxSetCurrent(ctx1) || cuStreamCreate(&s1, 0) || cuEventCreate(&e1, 0) ||
+        cuCtxSetCurrent(ctx))
+        return 99;
+    /* event-device: device 1's event on the current (device 0) context's null stream */
+    CUresult e = cuEventRecord(e1, NULL);
+    /* launch-stream-device: a kernel on device 1's stream while device 0 is current */
+    CUfunction f = simcuda_function_from_host(noop);
+    CUresult l = f ? cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL) : CUDA_ERROR_UNKNOWN;
+    printf("cuda rules: memset %d, copy %d, event %d, launch %d\n", (int)m, (int)p, (int)e, (int)l);
     cuMemFree(dev);
     return 0;
 }

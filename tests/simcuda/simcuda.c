@@ -133,6 +133,7 @@ typedef struct sim_stream {
 
 struct sim_event {
     unsigned flags;
+    int device;                 /* its context's, as created */
     int recorded, done;
     sim_stream *stream;
     sim_event *next_live;
@@ -425,6 +426,13 @@ static sim_stream *stream_of(CUstream s, int ptds)
     for (sim_stream *l = sim.live_streams; l; l = l->next_live)
         if ((CUstream)l == s) return l;
     return NULL;
+}
+
+/* The device a stream works for: a created stream's, as created; the built-in streams are the
+ * current context's. */
+static int stream_device(const sim_stream *st)
+{
+    return st == &sim.legacy || st == &sim.per_thread ? current_ctx->device : st->device;
 }
 
 static CUresult enqueue(sim_stream *st, const sim_op *op)
@@ -1143,6 +1151,7 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned flags)
     sim_event *ev = calloc(1, sizeof *ev);
     if (!ev) return CUDA_ERROR_OUT_OF_MEMORY;
     ev->flags = flags;
+    ev->device = current_ctx->device;
     LOCK();
     ev->next_live = sim.live_events;
     sim.live_events = ev;
@@ -1157,7 +1166,10 @@ static CUresult event_record(CUevent e, CUstream s, int ptds)
     LOCK();
     sim_event *ev = event_of(e);
     sim_stream *st = stream_of(s, ptds);
-    CUresult e2 = !ev || !st ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+    /* cuEventRecord: the event and the stream must belong to one context (the runtime's
+     * cudaEventRecord: "will fail if the input event and input stream are associated to
+     * different devices"). */
+    CUresult e2 = !ev || !st || ev->device != stream_device(st) ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
     if (e2 == CUDA_SUCCESS) {
         sim_op op = {.type = OP_EVENT, .event = ev};
         forget_markers(ev);
@@ -1312,7 +1324,15 @@ static CUresult launch(CUfunction func, unsigned gx, unsigned gy, unsigned gz, u
         }
     }
     LOCK();
-    CUresult e = submit(&op, s, ptds, 1);
+    /* A kernel runs on the current context's device: a stream of another one is refused (the
+     * runtime's "a kernel launch will fail if it is issued to a stream that is not associated
+     * to the current device"); copies may use one. */
+    sim_stream *on = stream_of(s, ptds);
+    CUresult e = on && stream_device(on) != current_ctx->device ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+    if (e != CUDA_SUCCESS)
+        free(op.owned);
+    else
+        e = submit(&op, s, ptds, 1);
     UNLOCK();
     return e;
 }

@@ -71,6 +71,7 @@ typedef struct sim_stream {
     sim_op *head, *tail;
     struct sim_stream *next_live;
     unsigned flags;
+    int device;             /* the current device at creation (CLR: hip::Stream's device) */
     int capturing;          /* ops are captured into a graph, not run */
     sim_op *captured;       /* dropped at the end of capture */
 } sim_stream;
@@ -743,6 +744,7 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags)
         return hipErrorOutOfMemory;
     st->magic = STREAM_MAGIC;
     st->flags = flags;
+    st->device = current_device;
     pthread_mutex_lock(&sim.lock);
     st->next_live = sim.live_streams;
     sim.live_streams = st;
@@ -841,13 +843,15 @@ SIM_EXPORT hipError_t hipDeviceSynchronize(void)
     return ret(e);
 }
 
-/* Events: a recorded event remembers its stream; synchronising on it drains that stream. */
-typedef struct sim_event { hipStream_t stream; int recorded; } sim_event;
+/* Events: a recorded event remembers its stream; synchronising on it drains that stream.  An
+ * event belongs to the device current at its creation (CLR: hip::Event's deviceId). */
+typedef struct sim_event { hipStream_t stream; int recorded; int device; } sim_event;
 
 static hipError_t event_create(hipEvent_t *e)
 {
     sim_event *ev = calloc(1, sizeof *ev);
     if (!e || !ev) { free(ev); return hipErrorInvalidValue; }
+    ev->device = current_device;
     *e = (hipEvent_t)ev;
     return hipSuccess;
 }
@@ -857,6 +861,14 @@ SIM_EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s)
 {
     API();
     if (!e) return ret(hipErrorInvalidResourceHandle);
+    /* CLR hipEventRecord_common: an event recorded on a stream of another device is
+     * hipErrorInvalidResourceHandle.  The null and per-thread streams are the current device's. */
+    pthread_mutex_lock(&sim.lock);
+    sim_stream *st = stream_of(s);
+    int stream_device = !st || st == &sim.null_stream || st == &sim.per_thread_stream ? current_device : st->device;
+    pthread_mutex_unlock(&sim.lock);
+    if (((sim_event *)e)->device != stream_device)
+        return ret(hipErrorInvalidResourceHandle);
     ((sim_event *)e)->stream = s;
     ((sim_event *)e)->recorded = 1;
     return ret(hipSuccess);
@@ -1558,9 +1570,9 @@ static hipError_t launch_stub(const void *function_address, dim3 grid, dim3 bloc
         fn(args); /* a fault it makes is sticky; the launch itself succeeds */
     pthread_mutex_unlock(&sim.lock);
     if (e == hipSuccess && start) /* hipExtLaunchKernel's events, recorded around the kernel */
-        *(sim_event *)start = (sim_event){stream, 1};
+        ((sim_event *)start)->stream = stream, ((sim_event *)start)->recorded = 1;
     if (e == hipSuccess && stop)
-        *(sim_event *)stop = (sim_event){stream, 1};
+        ((sim_event *)stop)->stream = stream, ((sim_event *)stop)->recorded = 1;
     return e;
 }
 
@@ -1781,9 +1793,9 @@ SIM_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalX
     hipError_t e = module_launch(f, localX ? globalX / localX : 0, localY ? globalY / localY : 0,
                                  localZ ? globalZ / localZ : 0, localX, localY, localZ, stream, params);
     if (e == hipSuccess && start)
-        *(sim_event *)start = (sim_event){stream, 1};
+        ((sim_event *)start)->stream = stream, ((sim_event *)start)->recorded = 1;
     if (e == hipSuccess && stop)
-        *(sim_event *)stop = (sim_event){stream, 1};
+        ((sim_event *)stop)->stream = stream, ((sim_event *)stop)->recorded = 1;
     return ret_launch(e);
 }
 

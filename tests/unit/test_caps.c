@@ -159,14 +159,14 @@ static void streams_cap(void)
     /* the null stream has record 0; three more fit */
     hs_stream *rec[3];
     for (int i = 0; i < 3; i++) {
-        hs_stream_created(0x1000 + 16 * i, 0, 0, 0, 1);
+        hs_stream_created(0x1000 + 16 * i, 0, 0, 0, 0, 1);
         rec[i] = hs_stream_get(0x1000 + 16 * i);
         CHECK(rec[i] != NULL);
     }
     CHECK_EQ(hs_stream_count(), MAX_STREAMS);
     /* past the cap: valid, no record */
     hs_span info;
-    hs_stream_created(0x2000, 0, 0, 0, 1);
+    hs_stream_created(0x2000, 0, 0, 0, 0, 1);
     CHECK_EQ(hs_stream_state_of(0x2000, &info), HS_STREAM_OK);
     CHECK(hs_stream_get(0x2000) == NULL);
     CHECK_EQ(hs_stream_count(), MAX_STREAMS);
@@ -178,10 +178,10 @@ static void streams_cap(void)
     uint64_t seq = hs_order_enqueue(a);
     CHECK_EQ(seq, 1);
     CHECK_EQ(hs_stream_destroyed(0x1000, 0, 0, 3, &info), HS_STREAM_OK);
-    hs_stream_created(0x3000, 0, 0, 0, 4);
+    hs_stream_created(0x3000, 0, 0, 0, 0, 4);
     CHECK(hs_stream_get(0x3000) == NULL);
     hs_order_complete(a, seq);
-    hs_stream_created(0x3010, 1, 0, 0, 5);
+    hs_stream_created(0x3010, 1, 0, 0, 0, 5);
     CHECK(hs_stream_get(0x3010) == a);            /* reused */
     CHECK_EQ(a->handle, 0x3010);
     CHECK(!a->blocking);
@@ -192,7 +192,7 @@ static void streams_cap(void)
     /* made and destroyed over and over: the records go round, nothing more is said */
     for (int i = 0; i < 1000; i++) {
         uintptr_t h = 0x100000 + 16 * (uintptr_t)i;
-        hs_stream_created(h, 0, 0, 0, 10 + i);
+        hs_stream_created(h, 0, 0, 0, 0, 10 + i);
         CHECK(hs_stream_get(h) != NULL);
         CHECK_EQ(hs_stream_destroyed(h, 0, 0, 10 + i, &info), HS_STREAM_OK);
     }
@@ -207,13 +207,13 @@ static void streams_cap(void)
 
     /* events: four records, then none; a destroyed one's record is reused */
     for (int i = 0; i < 6; i++)
-        hs_event_created(0x9000 + 16 * i);
+        hs_event_created(0x9000 + 16 * i, 0);
     for (int i = 0; i < 6; i++)
         CHECK((hs_event_get(0x9000 + 16 * i) != NULL) == (i < MAX_EVENTS));
     hs_gpu_event *e0 = hs_event_get(0x9000);
     hs_event_destroyed(0x9000);
     CHECK(hs_event_get(0x9000) == NULL);
-    hs_event_created(0x9800);
+    hs_event_created(0x9800, 0);
     CHECK(hs_event_get(0x9800) == e0);
 
     char *err = captured();

@@ -263,8 +263,12 @@ static bool explained_by_findings(const hs_call *c, const hs_call_state *st, int
 static const hs_cause *explain_refusal(const hs_call *c, const hs_call_state *st, hs_cause *cause)
 {
     const hs_layer *layer = hs_layer_of(c->api);
-    hs_rule_input in = {.call = c, .facts = &st->facts,
-                        .limits = hs_own_device_limits(layer, hs_own_current_device(layer))};
+    int device = hs_own_current_device(layer);
+    hs_rule_input in = {.call = c, .facts = &st->facts, .limits = hs_own_device_limits(layer, device),
+                        .current_device = device,
+                        .stream_device = hs_stream_device(c->has_stream ? c->stream : 0, device),
+                        .event_device = c->event ? hs_event_device(c->event) : -1,
+                        .kernels_on_current_device = layer->kernels_on_current_device};
     return hs_runtime_cause(&in, cause) ? cause : NULL;
 }
 

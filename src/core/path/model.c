@@ -115,7 +115,8 @@ void hs_model_sync(const hs_call *c, hs_call_state *st)
 void hs_model_stream_create(const hs_call *c, hs_call_state *st)
 {
     if (c->out_stream)
-        hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, st->stack = hs_stack_capture(), hs_thread_id(),
+        hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, hs_own_current_device(hs_layer_of(c->api)),
+                          st->stack = hs_stack_capture(), hs_thread_id(),
                           hs_call_time(st));
 }
 
@@ -123,7 +124,7 @@ void hs_model_event_create(const hs_call *c, hs_call_state *st)
 {
     (void)st;
     if (c->out_event)
-        hs_event_created(*(uintptr_t *)c->out_event);
+        hs_event_created(*(uintptr_t *)c->out_event, hs_own_current_device(hs_layer_of(c->api)));
 }
 
 void hs_model_event_destroy(const hs_call *c, hs_call_state *st)

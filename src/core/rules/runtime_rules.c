@@ -67,6 +67,30 @@ static bool is_kernel(const hs_call *c)
     return c->op == HS_OP_LAUNCH && (c->kernel_ref == HS_KREF_STUB || c->kernel_ref == HS_KREF_FUNCTION);
 }
 
+/* ---- devices of streams and events ---- */
+
+static bool event_device(const hs_rule_input *in, char *what, size_t n)
+{
+    if (in->call->op != HS_OP_EVENT_RECORD || in->event_device < 0 || in->stream_device < 0 ||
+        in->event_device == in->stream_device)
+        return false;
+    snprintf(what, n, "the event was created on device %d and the stream is device %d's", in->event_device,
+             in->stream_device);
+    return true;
+}
+
+static bool launch_stream_device(const hs_rule_input *in, char *what, size_t n)
+{
+    const hs_call *c = in->call;
+    bool kernel = c->op == HS_OP_LAUNCH && (c->kernel_ref == HS_KREF_STUB || c->kernel_ref == HS_KREF_FUNCTION);
+    if (!in->kernels_on_current_device || !kernel || in->stream_device < 0 ||
+        in->current_device < 0 || in->stream_device == in->current_device)
+        return false;
+    snprintf(what, n, "the stream is device %d's and the current device is %d", in->stream_device,
+             in->current_device);
+    return true;
+}
+
 static bool launch_empty(const hs_rule_input *in, char *what, size_t n)
 {
     const hs_call *c = in->call;

@@ -15,6 +15,9 @@ typedef struct hs_rule_input {
     const hs_call *call;
     const hs_facts *facts;
     const hs_device_limits *limits; /* the current device's (NULL: unknown) */
+    /* the devices involved, as recorded at creation (-1: unknown) */
+    int current_device, stream_device, event_device;
+    bool kernels_on_current_device; /* the layer's rule (frontend.h) */
 } hs_rule_input;
 
 typedef struct hs_cause {

@@ -59,6 +59,9 @@ typedef struct hs_layer {
      * wrapped calls, which the layer below forwards unseen): a handle never seen is taken as
      * valid, and only a destroyed one is invalid-stream. */
     bool unannounced_streams;
+    /* A kernel may be launched only on a stream of the current device (CUDA's documented rule;
+     * HIP runs it on the stream's device). */
+    bool kernels_on_current_device;
     /* Kernels.  A sticky fault of asynchronous work (illegal address, launch failure, ...). */
     bool (*is_device_fault)(int code);
     /* The kernel's name (NULL: unknown) and its parameters (the count, or -1: unknown); asked

@@ -173,7 +173,8 @@ void hs_streams_after_fork(void)
             pthread_mutex_init(&st.events_by_id[i]->lock, NULL);
 }
 
-void hs_stream_created(uintptr_t handle, unsigned nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns)
+void hs_stream_created(uintptr_t handle, unsigned nonblocking, int device, uint32_t stack, uint32_t thread,
+                       uint64_t now_ns)
 {
     pthread_mutex_lock(&st.lock);
     hs_span old;
@@ -185,7 +186,7 @@ void hs_stream_created(uintptr_t handle, unsigned nonblocking, uint32_t stack, u
     }
     hs_stream *rec = new_stream(handle, !nonblocking);
     hs_span s = {.base = handle, .size = 1, .time_ns = now_ns, .stack = stack, .thread = thread,
-                 .id = rec ? rec->index : UNTRACKED, .kind = nonblocking};
+                 .id = rec ? rec->index : UNTRACKED, .kind = nonblocking, .device = device};
     /* The runtime may hand out a destroyed stream's address again. */
     hs_span_lock(&st.destroyed);
     hs_span_remove_locked(&st.destroyed, handle, 0, NULL);
@@ -281,7 +282,7 @@ hs_stream *hs_stream_get(uintptr_t handle)
     return hs_stream_by_index((uint32_t)s.id);
 }
 
-void hs_event_created(uintptr_t handle)
+void hs_event_created(uintptr_t handle, int device)
 {
     pthread_mutex_lock(&st.lock);
     hs_span old;
@@ -310,7 +311,7 @@ void hs_event_created(uintptr_t handle)
         e->recorded = false;
         e->vc.n = 0;
         pthread_mutex_unlock(&e->lock);
-        hs_span s = {.base = handle, .size = 1, .id = id};
+        hs_span s = {.base = handle, .size = 1, .id = id, .device = device};
         hs_span_lock(&st.events);
         hs_span_insert_locked(&st.events, &s, NULL);
         hs_span_unlock(&st.events);
@@ -336,4 +337,21 @@ hs_gpu_event *hs_event_get(uintptr_t handle)
     if (!hs_span_find_exact(&st.events, handle, &s))
         return NULL;
     return (uint32_t)s.id < st.n_events ? st.events_by_id[s.id] : NULL;
+}
+
+int hs_stream_device(uintptr_t handle, int current)
+{
+    if (!handle)
+        return current;
+    for (int i = 0; i < st.n_builtin; i++)
+        if (handle == st.builtin[i])
+            return current;
+    hs_span s;
+    return hs_span_find_exact(&st.live, handle, &s) ? s.device : -1;
+}
+
+int hs_event_device(uintptr_t handle)
+{
+    hs_span s;
+    return handle && hs_span_find_exact(&st.events, handle, &s) ? s.device : -1;
 }

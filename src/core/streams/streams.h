@@ -82,7 +82,9 @@ typedef struct hs_gpu_event {
 int hs_streams_init(const uintptr_t *builtin, int n_builtin, uintptr_t per_thread_handle, uintptr_t legacy_handle,
                     uint32_t max_streams, uint32_t max_events);
 
-void hs_stream_created(uintptr_t handle, unsigned flags_nonblocking, uint32_t stack, uint32_t thread, uint64_t now_ns);
+/* device: the one current at creation, which the stream works for (-1: unknown). */
+void hs_stream_created(uintptr_t handle, unsigned flags_nonblocking, int device, uint32_t stack, uint32_t thread,
+                       uint64_t now_ns);
 /* Marks the handle destroyed; returns its state before (so destroying twice is caught). */
 hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns,
                                     hs_span *info);
@@ -95,9 +97,14 @@ hs_stream *hs_stream_by_index(uint32_t index);
 uint32_t hs_stream_count(void);   /* indices are 0 .. count-1 */
 hs_stream *hs_stream_null(void);
 
-void hs_event_created(uintptr_t handle);
+void hs_event_created(uintptr_t handle, int device);
 void hs_event_destroyed(uintptr_t handle);
 hs_gpu_event *hs_event_get(uintptr_t handle);
+/* Lock-free: the device a live stream or event was created for; -1 when unknown (a handle never
+ * seen, a device not known at creation).  A built-in stream (null, per-thread) is the current
+ * device's: `current`. */
+int hs_stream_device(uintptr_t handle, int current);
+int hs_event_device(uintptr_t handle);
 
 void hs_streams_after_fork(void);
 
