@@ -6,6 +6,9 @@
 #                              report time for a log of 10M events
 #   bash tools/bench.sh scale  the scale table: copies, allocs and frees from 1K to 1M live
 #                              allocations, 16 threads, shadow bytes per allocation (tools/bench_scale.py)
+#   bash tools/bench.sh events each kind of event alone (launch, clean copy, alloc, free, sync):
+#                              added ns per event, by live allocations (OLD_LIB=path: a second
+#                              library, e.g. one built from an older commit, interleaved too)
 #   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
 #                              warm-up of a tenth of them, plain and under hipshadow
 #   bash tools/bench.sh        copy and log
@@ -13,7 +16,7 @@
 # current figures belong in tests/bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/build.sh >/dev/null
+[ -n "${NO_BUILD:-}" ] || bash tools/build.sh >/dev/null  # NO_BUILD=1: build/ is already built
 what=${1:-all}
 mkdir -p tests/bench/results
 exec > >(tee "tests/bench/results/$what.txt") 2>&1
@@ -39,6 +42,35 @@ if [ "$what" = copy ] || [ "$what" = all ]; then
       p=$(printf "%s\n" "${plain[@]}" | median); s=$(printf "%s\n" "${with[@]}" | median)
       printf "%-10s %-9s %12.1f %14.1f %12.1f\n" "$live" "$host" "$p" "$s" "$(echo "$s - $p" | bc -l)"
     done
+  done
+fi
+
+if [ "$what" = events ]; then
+  calls=${CALLS:-100000}
+  echo
+  echo "== each event alone: $calls of each, simulator in null mode (SIMHIP_NULL=1), default options =="
+  libs=("new=build/src/libhipshadow.so")
+  [ -n "${OLD_LIB:-}" ] && libs=("old=$OLD_LIB" "${libs[@]}")
+  for live in ${LIVES:-1000 100000}; do
+    for ((r = 0; r < rounds; r++)); do
+      echo "plain $(SIMHIP_NULL=1 build/tests/bench/bench_events "$live" "$calls")"
+      for l in "${libs[@]}"; do
+        echo "${l%%=*} $(SIMHIP_NULL=1 LD_PRELOAD=${l#*=} build/tests/bench/bench_events "$live" "$calls" 2>/dev/null)"
+      done
+    done | python3 -c '
+import statistics, sys
+live = sys.argv[1]
+runs = {}
+for line in sys.stdin:
+    w = line.split()
+    runs.setdefault(w[0], []).append({w[i]: float(w[i + 1]) for i in range(1, len(w) - 1, 2)})
+m = {k: {f: statistics.median(r[f] for r in v) for f in v[0]} for k, v in runs.items()}
+plain = m["plain"]
+print(f"{live} live, plain: " + ", ".join(f"{f} {v:.0f} ns" for f, v in plain.items()))
+for k in m:
+    if k != "plain":
+        print(f"{live} live, {k:>5}: added " + ", ".join(f"{f} {m[k][f] - plain[f]:+.0f} ns" for f in plain))
+' "$live"
   done
 fi
 

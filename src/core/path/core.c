@@ -21,6 +21,7 @@
 #include "findings/report.h"
 #include "rules/runtime_rules.h"
 #include "process/stacks.h"
+#include "process/stats.h"
 #include "torch/torch_bridge.h"
 #include "process/util.h"
 
@@ -194,8 +195,22 @@ static void decide(const hs_call *c, hs_call_state *st)
 
 /* ---- before forwarding ---- */
 
+/* stats=1: the event kind of each checked call on the full path. */
+static void count_op(hs_op op)
+{
+    hs_stat k = op == HS_OP_LAUNCH ? HS_STAT_launch : op == HS_OP_COPY ? HS_STAT_copy : op == HS_OP_MEMSET ? HS_STAT_memset
+              : op == HS_OP_ALLOC ? HS_STAT_alloc : op == HS_OP_FREE ? HS_STAT_free : op == HS_OP_SYNC ? HS_STAT_sync
+              : op == HS_OP_EVENT_RECORD || op == HS_OP_STREAM_WAIT || op == HS_OP_EVENT_CREATE || op == HS_OP_EVENT_DESTROY
+                  ? HS_STAT_event
+              : op == HS_OP_STREAM_CREATE || op == HS_OP_STREAM_DESTROY ? HS_STAT_stream
+                                                                        : HS_STAT_other;
+    hs_stat_count(k);
+}
+
 hs_decision hs_before(const hs_call *c, hs_call_state *st)
 {
+    if (HS_UNLIKELY(hs_stats_on))
+        count_op(c->op);
     /* Every call pays this, so two parts are left as they are: the sync clock (512 bytes) and the
      * launch arguments (384), each valid only up to its count, which is cleared. */
     _Static_assert(offsetof(hs_call_state, facts) + offsetof(hs_facts, args) + sizeof st->facts.args <=

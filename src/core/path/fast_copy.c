@@ -15,6 +15,7 @@
 #include "path/gpu_faults.h"
 #include "path/init.h"
 #include "process/log.h"
+#include "process/stats.h"
 #include "streams/ordering.h"
 #include "kernels/redzones.h"
 #include "shadow/regions.h"
@@ -66,6 +67,7 @@ bool hs_fast_copy_done(uint16_t api, int result)
     if (HS_UNLIKELY(hs_layer_of(api)->is_failure(result)))
         return false;
     hs_gpu_faults_after_success();
+    hs_stat_count(HS_STAT_copy_fast);
     /* As the full path's model: a synchronous copy on the legacy stream drains it and every
      * blocking stream (work another thread enqueued during the copy included). */
     hs_order_complete_legacy();

@@ -14,6 +14,7 @@
 #include "shadow/hostmem.h"
 #include "process/log.h"
 #include "process/options.h"
+#include "process/stats.h"
 #include "shadow/region_access.h"
 #include "shadow/regions.h"
 #include "findings/report.h"
@@ -204,6 +205,7 @@ static void init_once_body(void)
     if (options.verbosity > 0)
         hs_options_print(&options, err);
     fflush(err);
+    hs_stats_on = options.stats;
     hs_stacks_init((int)options.stack_depth, options.stack_depot_max, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine, (size_t)options.shadow_max) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,
@@ -260,6 +262,7 @@ static void final_exit(void *arg)
 {
     (void)arg;
     hs_log_close();
+    hs_stats_print();
     hs_policy_at_exit(calls_seen());
 }
 

@@ -1,5 +1,6 @@
 /* hipshadow's own calls into the runtime, invisible to the program (own_calls.h). */
 #include "runtime/own_calls.h"
+#include "process/stats.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@ void hs_own_save(void)
 {
     struct hs_own_thread *t = &hs_own_thread;
     t->err_no = errno;
+    hs_stat_count(HS_STAT_own_save);
     t->visible = (hs_visible){0};
     if (hs_frontend_active.save_visible)
         hs_frontend_active.save_visible(&t->visible);
@@ -116,6 +118,7 @@ bool hs_own_query_pointer(uintptr_t p, hs_span *span)
 {
     if (!hs_frontend_active.query_pointer)
         return false;
+    hs_stat_count(HS_STAT_own_query);
     hs_own_begin();
     return hs_frontend_active.query_pointer(p, span);
 }

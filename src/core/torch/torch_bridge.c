@@ -4,6 +4,7 @@
 #include "torch/blocks.h"
 #include "torch/pystacks.h"
 #include "process/stacks.h"
+#include "process/stats.h"
 #include "process/util.h"
 
 #include <dlfcn.h>
@@ -36,6 +37,14 @@ void hs_torch_after_fork(void) { pthread_mutex_init(&tb.lock, NULL); }
 static void core_block_event(const hipshadow_block_event *e)
 {
     uint32_t stack = 0;
+    if (HS_UNLIKELY(hs_stats_on))
+        hs_stat_count(e->action == HIPSHADOW_BLOCK_ALLOC                ? HS_STAT_block_alloc
+                      : e->action == HIPSHADOW_BLOCK_FREE_REQUESTED    ? HS_STAT_block_free_requested
+                      : e->action == HIPSHADOW_BLOCK_FREE_COMPLETED    ? HS_STAT_block_free_completed
+                      : e->action == HIPSHADOW_BLOCK_SEGMENT_ALLOC || e->action == HIPSHADOW_BLOCK_SEGMENT_FREE ||
+                              e->action == HIPSHADOW_BLOCK_SEGMENT_MAP || e->action == HIPSHADOW_BLOCK_SEGMENT_UNMAP
+                          ? HS_STAT_block_segment
+                          : HS_STAT_block_other);
     if (tb.python_stacks == 2 && (e->action == HIPSHADOW_BLOCK_ALLOC || e->action == HIPSHADOW_BLOCK_FREE_REQUESTED))
         stack = hs_stack_capture();
     hs_blocks_event(e, stack, hs_thread_id(), hs_now_ns());

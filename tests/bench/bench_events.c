@@ -1,0 +1,100 @@
+/* Per-event cost of each kind of wrapped call on the simulated runtime, whatever is preloaded (run
+ * it plain and under hipshadow, interleaved: tools/bench.sh events does).
+ *   bench_events LIVE CALLS [KINDS]
+ * makes LIVE allocations of 4 KiB, then times, each CALLS times:
+ *   launch  hipModuleLaunchKernel of `scale` (two pointer arguments into live allocations, n = 1)
+ *   copy    hipMemcpy D2H of 32 bytes from an interior pointer into a stack buffer (the fast path)
+ *   alloc   hipMalloc of 256 bytes, the stack captured as by default
+ *   free    hipFree of those, in the order made (the quarantine full of the LIVE frees before)
+ *   sync    hipStreamSynchronize of a stream with nothing pending
+ * and prints one line: "launch NS copy NS alloc NS free NS sync NS" (mean ns per call; KINDS, e.g.
+ * "launch,sync", times only those, for a profiler).  Exits 77
+ * without the simulator or its kernels (no AMD code object was built). */
+#include <hip/hip_runtime_api.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern const unsigned char hs_test_kernels[];
+extern const unsigned long hs_test_kernels_size;
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static const char *kinds;
+static int want(const char *kind) { return !kinds || strstr(kinds, kind) != NULL; }
+
+static void scale_host(void **params) { (void)params; } /* the simulated kernel does nothing */
+
+int main(int argc, char **argv)
+{
+    int live = argc > 1 ? atoi(argv[1]) : 1000, calls = argc > 2 ? atoi(argv[2]) : 100000;
+    kinds = argc > 3 ? argv[3] : NULL;
+    int (*reg)(const char *, void (*)(void **)) =
+        (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    if (!reg || !hs_test_kernels_size)
+        return 77;
+    reg("scale", scale_host);
+    hipModule_t module;
+    hipFunction_t scale;
+    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess ||
+        hipModuleGetFunction(&scale, module, "scale") != hipSuccess)
+        return 1;
+    void **allocs = calloc((size_t)live + 2, sizeof *allocs);
+    void **fresh = calloc((size_t)calls, sizeof *fresh);
+    if (!allocs || !fresh)
+        return 1;
+    for (int i = 0; i < live + 2; i++)
+        if (hipMalloc(&allocs[i], 4096) != hipSuccess)
+            return 1;
+    hipStream_t s;
+    hipStreamCreate(&s);
+    float *out = allocs[live], *in = allocs[live + 1];
+    int n = 1;
+    float k = 2;
+    void *params[] = {&out, &in, &n, &k};
+    for (int i = 0; i < 1000; i++) /* warm: the kernel's information is looked up once */
+        hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
+    hipStreamSynchronize(s);
+
+    double t0 = now_ns();
+    for (int c = 0; c < calls && want("launch"); c++) {
+        hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
+        if ((c & 255) == 255)
+            hipStreamSynchronize(s);
+    }
+    double launch = (now_ns() - t0) / calls;
+
+    char host[32];
+    unsigned rng = 12345;
+    t0 = now_ns();
+    for (int c = 0; c < calls && want("copy"); c++) {
+        rng = rng * 1103515245u + 12345u;
+        hipMemcpy(host, (char *)allocs[(rng >> 8) % (unsigned)live] + 64, sizeof host, hipMemcpyDeviceToHost);
+    }
+    double copy = (now_ns() - t0) / calls;
+
+    t0 = now_ns();
+    for (int c = 0; c < calls && (want("alloc") || want("free")); c++)
+        if (hipMalloc(&fresh[c], 256) != hipSuccess)
+            return 1;
+    double alloc = (now_ns() - t0) / calls;
+    t0 = now_ns();
+    for (int c = 0; c < calls && want("free"); c++)
+        hipFree(fresh[c]);
+    double freed = (now_ns() - t0) / calls;
+
+    t0 = now_ns();
+    for (int c = 0; c < calls && want("sync"); c++)
+        hipStreamSynchronize(s);
+    double sync = (now_ns() - t0) / calls;
+    printf("launch %.1f copy %.1f alloc %.1f free %.1f sync %.1f\n", launch, copy, alloc, freed, sync);
+    return 0;
+}
