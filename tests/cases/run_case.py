@@ -530,7 +530,7 @@ CASES = {
     # Each refusal names the runtime's rule its arguments break, in the table's order.
     "runtime_rules": dict(
         program="runtime_rules",
-        kinds={"runtime-error": 10},
+        kinds={"runtime-error": 12},
         field_sets={"runtime-error": [
             {"api": "hipMemcpy2D", "cause_rule": "copy-pitch"},
             {"api": "hipMemcpy", "cause_rule": "copy-kind"},
@@ -541,7 +541,9 @@ CASES = {
             {"api": "hipModuleLaunchKernel", "cause_rule": "launch-grid-dim"},
             {"api": "hipModuleLaunchKernel", "cause_rule": "launch-shared-memory"},
             {"api": "hipModuleLaunchKernel", "cause_rule": "launch-grid-size"},
-            {"api": "hipEventRecord", "cause_rule": "event-device"}]},
+            {"api": "hipEventRecord", "cause_rule": "event-device"},
+            {"api": "hipMalloc", "cause_rule": "alloc-size"},
+            {"api": "hipMemCreate", "cause_rule": "vmm-size-zero"}]},
         stderr_has=["cause: the destination pitch 512 is below the width 1024: the runtime rejects 2-D and 3-D copies "
                     "whose pitch is below their width (rule copy-pitch)",
                     "cause: the kind 7 is not a memcpy kind", "cause: the destination device is 5, but there are 2 devices",

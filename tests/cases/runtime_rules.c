@@ -54,6 +54,17 @@ int main(void)
     MUST(hipEventCreate(&e1));
     MUST(hipSetDevice(0));
     TRY(hipEventRecord(e1, 0));
+    /* alloc-size: a negative size converted to size_t */
+    void *huge;
+    TRY(hipMalloc(&huge, (size_t)-4096));
+    /* vmm-size-zero */
+    hipMemGenericAllocationHandle_t h;
+    hipMemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = hipMemAllocationTypePinned;
+    prop.location.type = hipMemLocationTypeDevice;
+    prop.location.id = 0;
+    TRY(hipMemCreate(&h, 0, &prop, 0));
     MUST(hipFree(d));
     return 0;
 }

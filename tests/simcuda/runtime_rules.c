@@ -39,7 +39,12 @@ int main(void)
     /* launch-stream-device: a kernel on device 1's stream while device 0 is current */
     CUfunction f = simcuda_function_from_host(noop);
     CUresult l = f ? cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL) : CUDA_ERROR_UNKNOWN;
-    printf("cuda rules: memset %d, copy %d, event %d, launch %d\n", (int)m, (int)p, (int)e, (int)l);
+    /* alloc-size: a negative size converted to size_t; vmm-size-zero: a reservation of 0 bytes */
+    CUdeviceptr huge, va;
+    CUresult a = cuMemAlloc(&huge, (size_t)-4096);
+    CUresult r = cuMemAddressReserve(&va, 0, 0, 0, 0);
+    printf("cuda rules: memset %d, copy %d, event %d, launch %d, alloc %d, reserve %d\n", (int)m, (int)p, (int)e,
+           (int)l, (int)a, (int)r);
     cuMemFree(dev);
     return 0;
 }

@@ -519,6 +519,8 @@ static hipError_t device_alloc(void **ptr, size_t size, int kind)
         *ptr = NULL;
         return hipSuccess;
     }
+    if (size > APERTURE_SIZE) /* CLR: more than the device has is hipErrorOutOfMemory */
+        return hipErrorOutOfMemory;
     size_t rounded = (size + DEVICE_ALIGN - 1) & ~(DEVICE_ALIGN - 1);
     pthread_mutex_lock(&sim.lock);
     hipError_t e = hipSuccess;

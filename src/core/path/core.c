@@ -318,15 +318,23 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
     hs_gather_result(c, st, result);
     if (row->explain)
         row->explain(c, st);
-    if (!hs_check_result(c, &st->facts, false, st->findings, st->n_findings, &fi))
-        goto done; /* a refusal the program must expect */
+    hs_cause cause_buf;
+    const hs_cause *cause = NULL;
+    if (!hs_check_result(c, &st->facts, false, st->findings, st->n_findings, &fi)) {
+        /* A refusal the program must expect (memory ran out), unless its arguments break one of
+         * the runtime's rules: a negative size, a mapping of 0 bytes. */
+        if (!(cause = explain_refusal(c, st, &cause_buf)))
+            goto done;
+        fi = (hs_finding){HS_KIND_RUNTIME_ERROR, HS_SEV_ERROR, HS_SIDE_NONE, 0, 0};
+    }
     if (hs_finding_is_device_fault(&fi) && !hs_policy_first_device_fault())
         goto done; /* the same sticky fault, already reported with its suspects */
     if (fi.kind == HS_KIND_RUNTIME_ERROR && explained_by_findings(c, st, result))
         goto done; /* one bug, one finding: the refusal belongs to the finding made before forwarding */
     bool silenced = suppressed(c, st, fi.kind);
     if (!silenced && fi.kind == HS_KIND_RUNTIME_ERROR)
-        report_with(c, st, &fi, HS_ACTION_FORWARDED, true, result, NULL, explain_refusal(c, st, &(hs_cause){0}));
+        report_with(c, st, &fi, HS_ACTION_FORWARDED, true, result, NULL,
+                    cause ? cause : explain_refusal(c, st, &cause_buf));
     else if (!silenced)
         report(c, st, &fi, HS_ACTION_FORWARDED, true, result);
     if (row->log_after)

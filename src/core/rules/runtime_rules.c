@@ -67,6 +67,34 @@ static bool is_kernel(const hs_call *c)
     return c->op == HS_OP_LAUNCH && (c->kernel_ref == HS_KREF_STUB || c->kernel_ref == HS_KREF_FUNCTION);
 }
 
+/* ---- sizes ---- */
+
+enum { ADDRESS_BITS = 48 }; /* no GPU addresses more: x86-64 and AMD/NVIDIA GPU virtual addresses */
+
+static bool alloc_size(const hs_rule_input *in, char *what, size_t n)
+{
+    const hs_call *c = in->call;
+    if ((c->op != HS_OP_ALLOC && c->op != HS_OP_VMM_RESERVE && c->op != HS_OP_VMM_CREATE) ||
+        c->alloc_bytes < (1ull << ADDRESS_BITS))
+        return false;
+    if ((int64_t)c->alloc_bytes < 0)
+        snprintf(what, n, "the size %zu is %lld as a signed number, above 2^%d bytes", c->alloc_bytes,
+                 (long long)(int64_t)c->alloc_bytes, ADDRESS_BITS);
+    else
+        snprintf(what, n, "the size %zu is above 2^%d bytes", c->alloc_bytes, ADDRESS_BITS);
+    return true;
+}
+
+static bool vmm_size_zero(const hs_rule_input *in, char *what, size_t n)
+{
+    const hs_call *c = in->call;
+    bool zero = ((c->op == HS_OP_VMM_RESERVE || c->op == HS_OP_VMM_CREATE) && !c->alloc_bytes) ||
+                (c->op == HS_OP_VMM_MAP && !c->bytes);
+    if (zero)
+        snprintf(what, n, "the size is 0");
+    return zero;
+}
+
 /* ---- devices of streams and events ---- */
 
 static bool event_device(const hs_rule_input *in, char *what, size_t n)
