@@ -10,6 +10,7 @@
 #define HS_CALL_H
 
 #include "shadow/hostmem.h"
+#include "streams/access.h"
 #include "streams/ordering.h"
 #include "shadow/shadow.h"
 #include "streams/streams.h"
@@ -147,6 +148,7 @@ typedef struct hs_launch_arg {
     uint32_t redzone;
     uint8_t block_state;      /* live allocation: the PyTorch block it points into (hs_block_state; 0: none) */
     bool region_freed;        /* a pointer parameter into a region freed through NVTX */
+    uint8_t access;           /* what the kernel does through it, when the platform says (hs_param_access) */
 } hs_launch_arg;
 
 enum { HS_LAUNCH_MAX_ARGS = 8 };
@@ -190,6 +192,14 @@ typedef struct hs_brief_side {
     bool host_ok;
 } hs_brief_side;
 
+/* What the access history (streams/access.h) says about a call's accesses: a stream-race, an
+ * uninitialized read (initcheck=1). */
+typedef struct hs_access_facts {
+    bool has_race, has_uninit;
+    hs_race race;
+    hs_uninit uninit;
+} hs_access_facts;
+
 typedef struct hs_facts {
     int dir;                  /* effective direction: hipMemcpyDefault resolved from the shadow map */
     hs_side dst, src;         /* frees describe the freed pointer as dst */
@@ -205,6 +215,8 @@ typedef struct hs_facts {
     hs_conflict conflict;     /* async-overlap / free-while-pending: the other operation */
     /* frees: what the shadow map said when the allocation was released */
     hs_release_result release;
+    /* the access history's findings (NULL: nothing, or not tracked: hs_access_tracking()) */
+    const hs_access_facts *access;
     /* launches: the arguments that point into known allocations (live or freed) */
     uint8_t n_args;
     hs_launch_arg args[HS_LAUNCH_MAX_ARGS];

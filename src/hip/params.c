@@ -183,6 +183,7 @@ static int parse_args(mp *m, hs_kernel_arg *out, int max)
         if (mp_next(m, &fields, &k) != MP_MAP)
             return -1;
         uint64_t offset = UINT64_MAX, size = UINT64_MAX;
+        uint8_t access = 0, actual_access = 0;
         kind = NULL;
         for (uint64_t f = 0; f < fields; f++) {
             if (!mp_key(m, &k, &kn))
@@ -193,6 +194,13 @@ static int parse_args(mp *m, hs_kernel_arg *out, int max)
             } else if (mp_is(k, kn, ".value_kind")) {
                 if (mp_next(m, &kind_len, &kind) != MP_STR)
                     return -1;
+            } else if (mp_is(k, kn, ".access") || mp_is(k, kn, ".actual_access")) {
+                uint64_t an;
+                const uint8_t *a;
+                if (mp_next(m, &an, &a) != MP_STR)
+                    return -1;
+                uint8_t v = mp_is(a, an, "read_only") ? 1 : mp_is(a, an, "write_only") ? 2 : mp_is(a, an, "read_write") ? 3 : 0;
+                *(kn == 7 ? &access : &actual_access) = v;
             } else if (!mp_skip(m, 0)) {
                 return -1;
             }
@@ -205,7 +213,8 @@ static int parse_args(mp *m, hs_kernel_arg *out, int max)
         if (count == INT_MAX)
             return -1;
         if (count < max)
-            out[count] = (hs_kernel_arg){(uint32_t)offset, (uint32_t)size, mp_is(kind, kind_len, "global_buffer")};
+            out[count] = (hs_kernel_arg){(uint32_t)offset, (uint32_t)size, mp_is(kind, kind_len, "global_buffer"),
+                                         actual_access ? actual_access : access};
         count++;
     }
     return count;

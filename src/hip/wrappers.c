@@ -207,7 +207,7 @@ static int hip_kernel_params(const void *kernel, int ref, hs_kernel_param *out, 
     int n = hs_amd_kernel_args(image, hs_amd_image_size(image), name, args, HS_KERNEL_MAX_PARAMS);
     for (int i = 0; i < n && i < max && i < HS_KERNEL_MAX_PARAMS; i++)
         out[i] = (hs_kernel_param){.offset = args[i].offset, .size = args[i].size, .pointer_known = true,
-                                   .pointer = args[i].pointer};
+                                   .pointer = args[i].pointer, .access = args[i].access};
     return n;
 }
 

@@ -16,7 +16,8 @@ OPTIONAL_FIELDS = {"kernels",  # device-fault and kernel-use-after-free: the lau
                    "fault",    # device-fault from the runtime's memory-fault event: the address
                    "python_stack",  # with the PyTorch plugin: the Python stack at the call
                    "block",    # a PyTorch caching-allocator block the finding is about
-                   "cause", "cause_rule"}  # runtime-error: the runtime's rule the arguments break
+                   "cause", "cause_rule",  # runtime-error: the runtime's rule the arguments break
+                   "race", "uninit"}  # stream-race: both accesses; uninitialized-read: the never-written ranges
 
 SEED003 = {"api": "hipMemcpyDtoH", "direction": "D2H", "bytes": 544538624, "overrun": 941568,
            "alloc.offset": 1976131072, "alloc.size": 2519728128, "severity": "error"}
@@ -426,6 +427,44 @@ CASES = {
     "kernel_redzones_clean": dict(
         program="kernel_cases", args=["clean"], options="redzones=64", kinds={},
         stdout_has=["kernels clean: data round-trips"], exit=0),
+    # Stream races (stream_race.c): a kernel argument the metadata says nothing of is a possible
+    # write (a warning); a known read against a copy's write is an error; ordered pairs are clean.
+    "race_kernel_then_copy": dict(
+        program="stream_race", args=["kernel-then-copy"], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "warning", "api": "hipMemcpyAsync", "race.other.api": "hipModuleLaunchKernel",
+                                "race.other.kernel": "scale", "race.other.access": "write", "race.other.known": False,
+                                "race.this.access": "read", "race.bytes": 256, "alloc.id": 2}},
+        stderr_has=["WARNING: hipshadow: stream-race on hipMemcpyAsync", "earlier, still in flight: hipModuleLaunchKernel",
+                    "(hipEventRecord)", "(hipStreamWaitEvent)", "Earlier access (hipModuleLaunchKernel"],
+        exit=0),
+    "race_copy_then_kernel": dict(
+        program="stream_race", args=["copy-then-kernel"], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",
+                                "race.other.access": "read", "race.this.kernel": "scale", "alloc.id": 2}},
+        exit=0),
+    "race_write_under_read": dict(
+        program="stream_race", args=["write-under-read", "restrict"], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "error", "api": "hipMemcpyAsync", "race.other.kernel": "scale_r",
+                                "race.other.access": "read", "race.other.known": True, "race.this.access": "write",
+                                "alloc.id": 1}},
+        exit=0),
+    "race_event_clean": dict(program="stream_race", args=["event"], kinds={}, exit=0),
+    "race_sync_clean": dict(program="stream_race", args=["sync"], kinds={}, exit=0),
+    "race_device_sync_clean": dict(program="stream_race", args=["device-sync"], kinds={}, exit=0),
+    # initcheck=1: reads of bytes nothing wrote
+    "uninit_d2h": dict(
+        program="stream_race", args=["uninit-d2h"], options="initcheck=1", kinds={"uninitialized-read": 1},
+        fields={"uninitialized-read": {"severity": "error", "api": "hipMemcpy", "direction": "D2H", "alloc.id": 2,
+                                       "uninit.never_written.0.offset": 0, "uninit.never_written.0.bytes": 256}},
+        stderr_has=["never written: [0x"], exit=0),
+    "uninit_short_memset": dict(
+        program="stream_race", args=["uninit-short"], options="initcheck=1", kinds={"uninitialized-read": 1},
+        fields={"uninitialized-read": {"severity": "warning", "api": "hipModuleLaunchKernel", "alloc.id": 1,
+                                       "uninit.never_written.0.offset": 252, "uninit.never_written.0.bytes": 4,
+                                       "uninit.written.0.bytes": 252}},
+        stderr_has=["the memset of 252 bytes at 0x", "covered 252 of 256 bytes"], exit=0),
+    "uninit_clean": dict(program="stream_race", args=["uninit-clean"], options="initcheck=1", kinds={}, exit=0),
+    "uninit_off_by_default": dict(program="stream_race", args=["uninit-d2h"], kinds={}, exit=0),
     "kernel_clean_pipeline": dict(
         program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"],
         stderr_lacks=["memory fault event"], exit=0),

@@ -11,3 +11,11 @@ extern "C" __global__ void scale(float *out, const float *in, int n, float k)
     if (i < n)
         out[i] = in[i] * k;
 }
+
+// scale with restrict pointers: the code object says out is write_only and in read_only (.actual_access)
+extern "C" __global__ void scale_r(float *__restrict__ out, const float *__restrict__ in, int n, float k)
+{
+    int i = HS_BID_X * 64 + HS_TID_X;
+    if (i < n)
+        out[i] = in[i] * k;
+}

@@ -26,8 +26,8 @@ typedef struct expect {
 } expect;
 
 /* unsigned char * / hs_v16 *: a global_buffer of 8 bytes; u64: 8 bytes by value; unsigned: 4 */
-#define P(o) {o, 8, true}
-#define V(o, s) {o, s, false}
+#define P(o) {o, 8, true, 0}
+#define V(o, s) {o, s, false, 0}
 #define TRANSPOSE(name) {name, 8, {P(0), V(8, 8), P(16), V(24, 8), V(32, 8), V(40, 8), V(48, 8), V(56, 4)}}
 static const expect transpose_hip[] = {
     {"hs_copy16", 4, {P(0), P(8), V(16, 8), V(24, 8)}}, /* (hs_v16 *dst, const hs_v16 *src, u64 n, u64 stride) */

@@ -11,6 +11,7 @@
 #include "torch/pystacks.h"
 #include "runtime/frontend.h"
 #include "shadow/regions.h"
+#include "findings/report_races.h"
 #include "findings/report_regions.h"
 #include "process/stacks.h"
 #include "process/util.h"
@@ -607,6 +608,10 @@ static void print_what(FILE *f, const hs_event *e)
             }
         break;
     }
+    case HS_KIND_STREAM_RACE:
+    case HS_KIND_UNINITIALIZED_READ:
+        hs_report_access_text(f, e);
+        break;
     case HS_KIND_PAGEABLE_ASYNC:
         fprintf(f, "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
                    "  synchronous; pin the buffer (hipHostMalloc/cudaHostAlloc, or register it) for a truly\n"
@@ -994,6 +999,7 @@ static void write_json(const hs_event *e)
         jb(b, ",\"cause_rule\":");
         jb_string(b, e->cause_rule);
     }
+    hs_report_access_json(b->data, sizeof b->data, &b->n, e);
     jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();

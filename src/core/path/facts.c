@@ -2,6 +2,7 @@
  * per side.  Asking the runtime and probing host memory happen only for pointers the shadow
  * map does not know. */
 #include "path/facts.h"
+#include "path/accesses.h"
 #include "torch/blocks.h"
 #include "rules/check.h"
 #include "runtime/frontend.h"
@@ -242,12 +243,16 @@ static void gather_stream_work(const hs_call *c, hs_call_state *st)
     }
     if (sync_like)
         hs_order_snapshot(s, &st->sync_clock);
+    if (HS_UNLIKELY(!hs_access_races()) && c->op != HS_OP_SYNC)
+        hs_access_stream_seen(s, false); /* a second stream: accesses are remembered from now on */
 }
 
 void hs_gather_copy(const hs_call *c, hs_call_state *st)
 {
     gather_memory(c, &st->facts);
     gather_stream_work(c, st);
+    if (HS_UNLIKELY(hs_access_tracking()))
+        hs_gather_accesses(c, st);
 }
 
 void hs_gather_sync(const hs_call *c, hs_call_state *st) { gather_stream_work(c, st); }
@@ -336,9 +341,8 @@ static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned f
     }
 }
 
-void hs_gather_launch(const hs_call *c, hs_call_state *st)
+static void gather_args(const hs_call *c, hs_call_state *st)
 {
-    gather_stream_work(c, st);
     const hs_kernel_info *k = hs_kernel_info_of(c);
     if (c->arg_buffer && c->arg_buffer_size) { /* one buffer of known size: scanned whole */
         scan_words(st, c->arg_buffer, c->arg_buffer_size, 0);
@@ -353,14 +357,26 @@ void hs_gather_launch(const hs_call *c, hs_call_state *st)
         if (!value)
             continue;
         if (p->pointer_known) {
-            if (p->pointer && p->size == sizeof(uintptr_t))
+            if (p->pointer && p->size == sizeof(uintptr_t)) {
+                uint8_t before = st->facts.n_args;
                 note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, true);
+                if (st->facts.n_args > before)
+                    st->facts.args[before].access = p->access;
+            }
         } else if (p->size == sizeof(uintptr_t)) {
             note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, false); /* a whole 8-byte parameter */
         } else if (p->size > sizeof(uintptr_t)) {
             scan_words(st, value, p->size, (unsigned)i); /* a struct passed by value */
         }
     }
+}
+
+void hs_gather_launch(const hs_call *c, hs_call_state *st)
+{
+    gather_stream_work(c, st);
+    gather_args(c, st);
+    if (HS_UNLIKELY(hs_access_tracking()))
+        hs_gather_accesses(c, st);
 }
 
 void hs_gather_result(const hs_call *c, hs_call_state *st, int result)

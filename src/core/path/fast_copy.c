@@ -7,6 +7,7 @@
  * probe's per-thread cache; the rules' brief form says whether anything could be wrong.  Any
  * doubt returns false and the full path decides, so findings never depend on this file. */
 #include "path/fast_copy.h"
+#include "streams/access.h"
 #include "torch/blocks.h"
 #include "rules/check.h"
 #include "path/core.h"
@@ -47,7 +48,7 @@ static bool brief_side(uintptr_t ptr, size_t extent, bool host_role, bool write,
 static bool full_path_not_needed(void)
 {
     return hs_opts()->fast_copies && !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !hs_paused() &&
-           !hs_regions_any() && !hs_blocks_any() && !hs_order_capturing_streams();
+           !hs_regions_any() && !hs_blocks_any() && !hs_order_capturing_streams() && !hs_access_tracking();
 }
 
 bool hs_fast_copy_clean(const hs_copy_args *a)

@@ -2,6 +2,7 @@
  * always carries on. */
 #define _GNU_SOURCE
 #include "path/init.h"
+#include "streams/access.h"
 #include "process/deep_stack.h"
 #include "process/environment.h"
 #include "kernels/kernel_info.h"
@@ -174,6 +175,7 @@ static void child_after_fork(void)
     hs_thread_id_after_fork();
     hs_shadow_after_fork();
     hs_streams_after_fork();
+    hs_access_after_fork();
     hs_hostmem_after_fork();
     hs_stacks_after_fork();
     hs_report_after_fork();
@@ -216,6 +218,7 @@ static void init_once_body(void)
         return;
     }
     hs_ledger_init((unsigned)options.ledger_size, (unsigned)options.ledger_max);
+    hs_access_init((uint32_t)options.access_history, (uint32_t)options.access_max, options.initcheck);
     hs_redzones_init(options.redzones);
     hs_environment_init();
     hs_report_init(&options);

@@ -1,5 +1,6 @@
 /* The model's changes, one function per operation (see model.h). */
 #include "path/model.h"
+#include "path/accesses.h"
 #include "kernels/gpu_kernels.h"
 #include "runtime/frontend.h"
 #include "path/init.h"
@@ -78,6 +79,8 @@ void hs_model_free(const hs_call *c, hs_call_state *st)
 {
     if (st->released && !c->async && hs_mem_kind_is_device(st->freed.kind))
         hs_order_complete_device(); /* hipFree / cudaFree synchronise the device */
+    if (st->released && HS_UNLIKELY(hs_access_tracking()))
+        hs_access_forget(st->freed.id);
 }
 
 /* A synchronous operation (or a successful sync) on s: its earlier work is done. */
@@ -91,12 +94,12 @@ static void complete_stream(hs_stream *s, const hs_vclock *clock)
 void hs_model_copy(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
-    if (!s)
-        return;
-    if (st->facts.has_pending)
+    if (s && st->facts.has_pending)
         hs_order_append(s, &st->facts.pending);
-    else if (!c->async)
+    else if (s && !c->async)
         complete_stream(s, &st->sync_clock);
+    if (HS_UNLIKELY(st->facts.access != NULL))
+        hs_model_accesses(c, st, s && st->facts.has_pending ? st->facts.pending.seq : 0);
 }
 
 void hs_model_sync(const hs_call *c, hs_call_state *st)
@@ -114,10 +117,12 @@ void hs_model_sync(const hs_call *c, hs_call_state *st)
 
 void hs_model_stream_create(const hs_call *c, hs_call_state *st)
 {
-    if (c->out_stream)
+    if (c->out_stream) {
         hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, hs_own_current_device(hs_layer_of(c->api)),
                           st->stack = hs_stack_capture(), hs_thread_id(),
                           hs_call_time(st));
+        hs_access_stream_seen(hs_stream_get(*(uintptr_t *)c->out_stream), true);
+    }
 }
 
 void hs_model_event_create(const hs_call *c, hs_call_state *st)
@@ -184,6 +189,8 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
+    if (HS_UNLIKELY(f->access != NULL) && l.seq)
+        hs_model_accesses(c, st, l.seq);
     if (!l.seq)
         return; /* captured into a graph: it runs when the graph does */
     if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;

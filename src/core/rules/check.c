@@ -258,16 +258,36 @@ int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out
     return k.n;
 }
 
+/* The access history's findings: a stream-race (an error when both accesses are known, a
+ * warning when a kernel argument's write is assumed); an uninitialized read (a copy's: an error;
+ * a kernel's pointer into a partly written allocation: a warning). */
+static void check_accesses(sink *k, const hs_call *call, const hs_facts *f)
+{
+    const hs_access_facts *a = f->access;
+    if (!a)
+        return;
+    if (a->has_race)
+        add(k, HS_KIND_STREAM_RACE, a->race.mine.assumed || a->race.other.assumed ? HS_SEV_WARNING : HS_SEV_ERROR,
+            (hs_side_id)a->race.side, 0, 0);
+    if (a->has_uninit)
+        add(k, HS_KIND_UNINITIALIZED_READ, call->op == HS_OP_LAUNCH ? HS_SEV_WARNING : HS_SEV_ERROR,
+            (hs_side_id)a->uninit.side, 0, 0);
+}
+
 int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     int n = hs_check_memory_op(call, f, out, max);
-    return n + hs_check_stream_work(call, f, out + n, max - n);
+    n += hs_check_stream_work(call, f, out + n, max - n);
+    sink k = {out + n, max - n, 0};
+    check_accesses(&k, call, f);
+    return n + k.n;
 }
 
 int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     int n = hs_check_stream_work(call, f, out, max);
     sink k = {out + n, max - n, 0};
+    check_accesses(&k, call, f);
     for (int i = 0; i < f->n_args; i++) {
         const hs_launch_arg *a = &f->args[i];
         if (a->state == HS_ARG_FREED) {

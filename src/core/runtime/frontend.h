@@ -22,10 +22,14 @@ typedef struct hs_lookup_entry {
 } hs_lookup_entry;
 
 /* One kernel parameter as the platform describes it. */
+/* What a kernel does through a pointer parameter (AMD code-object metadata: .actual_access, else .access). */
+typedef enum hs_param_access { HS_PARAM_ACCESS_UNKNOWN = 0, HS_PARAM_READ_ONLY, HS_PARAM_WRITE_ONLY, HS_PARAM_READ_WRITE } hs_param_access;
+
 typedef struct hs_kernel_param {
     uint32_t offset, size;    /* in the argument buffer */
     bool pointer_known;       /* the platform says whether it is a pointer (AMD code-object metadata) */
     bool pointer;
+    uint8_t access;           /* hs_param_access */
 } hs_kernel_param;
 
 /* What one device allows, for the rules that explain a runtime's refusal (runtime_rules.c).  A

@@ -127,6 +127,12 @@ static bool ordered_before(const hs_pending_op *a, uint32_t a_stream, const hs_v
     return vc_get(clock, a_stream) >= a->seq || (t && atomic_load(&t->done) >= a->seq);
 }
 
+bool hs_order_before(uint32_t stream, uint64_t seq, const hs_vclock *clock)
+{
+    hs_stream *t = hs_stream_by_index(stream);
+    return vc_get(clock, stream) >= seq || (t && atomic_load(&t->done) >= seq);
+}
+
 typedef bool (*op_matches)(const hs_pending_op *a, const void *arg);
 
 /* Whether every pending host range of t lies outside op's (lock-free; a stale view only makes

@@ -17,6 +17,9 @@ typedef struct hs_conflict {
 /* Before an async operation on s is forwarded: a pending operation on another stream that
  * touches an overlapping host range (one of them writing) and is not ordered before it. */
 void hs_order_find_overlap(hs_stream *s, const hs_pending_op *op, hs_conflict *overlap);
+/* Operation seq of the stream with that index happens before an operation whose stream is
+ * ordered after `clock` (an event waited on, the legacy stream), or is known complete. */
+bool hs_order_before(uint32_t stream, uint64_t seq, const hs_vclock *clock);
 /* The operation was forwarded: it is pending on s from now on (not while s is captured). */
 void hs_order_append(hs_stream *s, hs_pending_op *op);
 /* Work that touches no host range (a kernel): it only takes the stream's next operation number,

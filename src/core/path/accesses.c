@@ -1,0 +1,172 @@
+/* A call's accesses of device memory, for stream-race and initcheck (see accesses.h and
+ * streams/access.h).  Copies and memsets are exact: the destination written, the source read.
+ * A kernel's pointer arguments are its accesses: from the pointer to the end of its allocation
+ * (of its PyTorch block, or annotated region, when one holds it), read or written as the AMD
+ * code object's metadata says; where it says nothing, a possible write ("assumed"). */
+#include "path/accesses.h"
+#include "kernels/kernel_info.h"
+#include "process/stacks.h"
+#include "process/util.h"
+#include "shadow/regions.h"
+#include "torch/blocks.h"
+
+#include <string.h>
+
+enum { MAX_ACCESSES = HS_LAUNCH_MAX_ARGS + 2 };
+
+typedef struct one {
+    uint64_t id;
+    uintptr_t base;
+    uint64_t size;
+    bool reads;               /* may read the bytes already there (initcheck) */
+    hs_access a;
+} one;
+
+/* This thread's call: from its gather to its model update (calls do not nest). */
+static HS_TLS struct {
+    hs_access_facts facts;
+    int n;
+    one v[MAX_ACCESSES];
+    hs_vclock clock;
+} cur;
+
+static bool tracked_kind(uint32_t kind) { return hs_mem_kind_is_device(kind) && kind != HS_MEM_MANAGED; }
+
+static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
+{
+    memset(a, 0, sizeof *a);
+    a->time_ns = hs_coarse_ns();
+    a->bytes = c->bytes;
+    a->stream = c->has_stream ? c->stream : 0;
+    a->caller = c->caller;
+    a->stream_index = st->stream ? st->stream->index : UINT32_MAX;
+    a->thread = hs_thread_id();
+    a->api = c->api;
+    a->op = (uint8_t)c->op;
+}
+
+static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s, bool write)
+{
+    if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur.n == MAX_ACCESSES)
+        return NULL;
+    uint64_t lo = s->ptr - s->alloc.base, ext = s->extent ? s->extent : c->bytes;
+    if (lo >= s->alloc.size || !ext)
+        return NULL;
+    one *o = &cur.v[cur.n++];
+    o->id = s->alloc.id;
+    o->base = s->alloc.base;
+    o->size = s->alloc.size;
+    base_access(c, st, &o->a);
+    o->a.lo = lo;
+    o->a.hi = ext > s->alloc.size - lo ? s->alloc.size : lo + ext;
+    o->a.write = write;
+    o->reads = !write;
+    return o;
+}
+
+static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_arg *x, const char *kernel)
+{
+    if (x->state != HS_ARG_LIVE || cur.n == MAX_ACCESSES)
+        return NULL;
+    hs_span span;
+    if (hs_shadow_lookup(x->value, &span) != HS_WHERE_LIVE || !tracked_kind(span.kind))
+        return NULL;
+    uint64_t lo = x->value - span.base, hi = span.size;
+    hs_span inner;
+    if (HS_UNLIKELY(hs_blocks_any()) && hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
+        hi = inner.base + inner.size - span.base;
+    else if (HS_UNLIKELY(hs_regions_any()) && hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
+        hi = inner.base + inner.size - span.base;
+    if (hi > span.size)
+        hi = span.size;
+    if (lo >= hi)
+        return NULL;
+    one *o = &cur.v[cur.n++];
+    o->id = span.id;
+    o->base = span.base;
+    o->size = span.size;
+    base_access(c, st, &o->a);
+    o->a.lo = lo;
+    o->a.hi = hi;
+    o->a.launch = true;
+    o->a.kernel = kernel;
+    o->a.arg = (uint8_t)x->index;
+    bool known = x->how == HS_ARG_EXACT && x->access != HS_PARAM_ACCESS_UNKNOWN;
+    o->a.write = !known || x->access != HS_PARAM_READ_ONLY;
+    o->a.assumed = !known;
+    o->reads = !known || x->access != HS_PARAM_WRITE_ONLY;
+    return o;
+}
+
+/* The clock of the call's stream: what its work is ordered after. */
+static bool take_clock(hs_call_state *st)
+{
+    if (!st->stream)
+        return false;
+    hs_order_snapshot(st->stream, &cur.clock);
+    return true;
+}
+
+void hs_gather_accesses(const hs_call *c, hs_call_state *st)
+{
+    hs_facts *f = &st->facts;
+    cur.n = 0;
+    memset(&cur.facts, 0, offsetof(hs_access_facts, race));
+    if (c->op == HS_OP_LAUNCH) {
+        const hs_kernel_info *k = hs_kernel_info_of(c);
+        for (int i = 0; i < f->n_args; i++)
+            add_arg(c, st, &f->args[i], k ? k->name : NULL);
+    } else {
+        add_side(c, st, &f->dst, true);
+        if (c->op == HS_OP_COPY)
+            add_side(c, st, &f->src, false);
+    }
+    if (!cur.n)
+        return;
+    bool clock = hs_access_races() && take_clock(st);
+    bool initcheck = hs_access_initcheck();
+    for (int i = 0; i < cur.n; i++) {
+        const one *o = &cur.v[i];
+        if (clock && !cur.facts.has_race &&
+            hs_access_find_race(o->id, o->base, o->size, &o->a, &cur.clock, &cur.facts.race)) {
+            cur.facts.has_race = true;
+            cur.facts.race.side = o->a.launch ? HS_SIDE_DST : o->a.write ? HS_SIDE_DST : HS_SIDE_SRC;
+            cur.facts.race.mine.stack = 0; /* the call's own: the finding's */
+        }
+        /* initcheck: a copy's source read; a kernel's argument it may read */
+        if (initcheck && o->reads && !cur.facts.has_uninit &&
+            hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, &cur.facts.uninit)) {
+            cur.facts.has_uninit = true;
+            cur.facts.uninit.side = o->a.launch ? HS_SIDE_DST : HS_SIDE_SRC;
+        }
+    }
+    /* A launch's finding names the allocation of the argument at fault. */
+    if (c->op == HS_OP_LAUNCH && f->dst.where == HS_WHERE_NONE && (cur.facts.has_race || cur.facts.has_uninit)) {
+        uint64_t id = cur.facts.has_race ? cur.facts.race.alloc_id : cur.facts.uninit.alloc_id;
+        for (int i = 0; i < cur.n; i++)
+            if (cur.v[i].id == id) {
+                f->dst.ptr = cur.v[i].base + cur.v[i].a.lo;
+                f->dst.extent = cur.v[i].a.hi - cur.v[i].a.lo;
+                f->dst.where = HS_WHERE_LIVE;
+                hs_shadow_lookup(f->dst.ptr, &f->dst.alloc);
+                break;
+            }
+    }
+    f->access = &cur.facts;
+}
+
+void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
+{
+    (void)c;
+    if (!st->facts.access)
+        return;
+    uint32_t stack = hs_access_races() && seq ? (st->stack ? st->stack : hs_stack_capture()) : st->stack;
+    for (int i = 0; i < cur.n; i++) {
+        one *o = &cur.v[i];
+        o->a.seq = seq;
+        o->a.stack = stack;
+        /* initcheck: a kernel that says it only reads writes nothing */
+        hs_access_add(o->id, o->base, o->size, &o->a);
+    }
+    cur.n = 0;
+}

@@ -1,0 +1,359 @@
+/* The access history (see access.h). */
+#include "streams/access.h"
+#include "streams/ordering.h"
+#include "process/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+atomic_bool hs_access_live;
+static atomic_bool races_live;
+
+enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096 };
+
+typedef struct range { uint64_t lo, hi; } range;
+
+typedef struct rec {
+    struct rec *next;
+    uint64_t id;
+    uint32_t n, head;             /* the ring of accesses: n of them, oldest at head */
+    bool written_all;             /* initcheck gave up on its ranges: counts as written */
+    bool by_kernel;               /* a kernel that may write it was launched with a pointer into it */
+    bool warned;                  /* initcheck's kernel warning was said */
+    bool has_last_write;
+    uint32_t n_written;
+    range written[HS_WRITTEN_MAX];
+    hs_access last_write;         /* the last write not by a kernel */
+    hs_access ring[];
+} rec;
+
+typedef struct shard {
+    pthread_mutex_t lock;
+    rec **buckets;
+} shard;
+
+static struct {
+    uint32_t history, max;
+    bool initcheck;
+    shard shards[SHARDS];
+    atomic_uint records;
+    atomic_bool full_said, ring_said, ranges_said;
+    atomic_bool full;             /* access_max was reached: a missing record is not "never written" */
+    uint32_t first_stream;        /* index of the first non-null stream seen; 0: none */
+    atomic_uint created;
+    _Atomic uint64_t reported[REPORTED_SLOTS];
+} ac = {.history = 16, .max = 65536};
+
+void hs_access_init(uint32_t history, uint32_t max, bool initcheck)
+{
+    ac.history = history ? history : 1;
+    ac.max = max ? max : 1;
+    ac.initcheck = initcheck;
+    for (int i = 0; i < SHARDS; i++)
+        pthread_mutex_init(&ac.shards[i].lock, NULL);
+    if (initcheck)
+        atomic_store(&hs_access_live, true);
+}
+
+bool hs_access_initcheck(void) { return ac.initcheck; }
+
+bool hs_access_races(void) { return atomic_load_explicit(&races_live, memory_order_relaxed); }
+
+static void start(void)
+{
+    atomic_store(&races_live, true);
+    atomic_store(&hs_access_live, true);
+}
+
+void hs_access_stream_seen(const hs_stream *s, bool created)
+{
+    if (atomic_load_explicit(&races_live, memory_order_relaxed))
+        return;
+    if (created) {
+        /* a non-blocking stream is not ordered with the null stream; two streams not with each other */
+        if (!s || !atomic_load(&s->blocking) || atomic_fetch_add(&ac.created, 1) >= 1)
+            start();
+        return;
+    }
+    if (!s || s->index == 0)
+        return;
+    if (!atomic_load(&s->blocking)) {
+        start();
+        return;
+    }
+    uint32_t expect = 0;
+    if (!__atomic_compare_exchange_n(&ac.first_stream, &expect, s->index, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+        expect != s->index)
+        start();
+}
+
+static shard *shard_of(uint64_t id) { return &ac.shards[(id * 0x9E3779B97F4A7C15ull) >> 58]; }
+static uint32_t bucket_of(uint64_t id) { return (uint32_t)((id * 0xC2B2AE3D27D4EB4Full) >> 54) % BUCKETS; }
+
+/* Shard lock held. */
+static rec *find(shard *sh, uint64_t id)
+{
+    if (!sh->buckets)
+        return NULL;
+    for (rec *r = sh->buckets[bucket_of(id)]; r; r = r->next)
+        if (r->id == id)
+            return r;
+    return NULL;
+}
+
+static rec *find_or_make(shard *sh, uint64_t id)
+{
+    rec *r = find(sh, id);
+    if (r)
+        return r;
+    if (atomic_fetch_add(&ac.records, 1) >= ac.max) {
+        atomic_fetch_sub(&ac.records, 1);
+        atomic_store(&ac.full, true);
+        if (!atomic_exchange(&ac.full_said, true))
+            hs_say("hipshadow: WARNING: access_max=%u reached: accesses of further allocations are not tracked "
+                   "(no stream-race or uninitialized-read about them; raise access_max)\n", ac.max);
+        return NULL;
+    }
+    if (!sh->buckets && !(sh->buckets = calloc(BUCKETS, sizeof *sh->buckets)))
+        goto oom;
+    r = calloc(1, sizeof *r + ac.history * sizeof r->ring[0]);
+    if (!r)
+        goto oom;
+    r->id = id;
+    uint32_t b = bucket_of(id);
+    r->next = sh->buckets[b];
+    sh->buckets[b] = r;
+    return r;
+oom:
+    atomic_fetch_sub(&ac.records, 1);
+    atomic_store(&ac.full, true);
+    return NULL;
+}
+
+static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
+
+/* The pair of call sites, reported once. */
+static bool first_report(uintptr_t a, uintptr_t b)
+{
+    uint64_t key = ((uint64_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full) ^ 1;
+    for (uint32_t i = 0, at = (uint32_t)(key >> 52) % REPORTED_SLOTS; i < 64; i++, at = (at + 1) % REPORTED_SLOTS) {
+        uint64_t expect = 0;
+        if (atomic_compare_exchange_strong(&ac.reported[at], &expect, key))
+            return true;
+        if (expect == key)
+            return false;
+    }
+    return true; /* the table is crowded: said again rather than never */
+}
+
+bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a, const hs_vclock *clock,
+                         hs_race *out)
+{
+    if (!hs_access_races())
+        return false;
+    shard *sh = shard_of(id);
+    pthread_mutex_lock(&sh->lock);
+    rec *r = find(sh, id);
+    const hs_access *best = NULL;
+    for (uint32_t k = 0; r && k < r->n; k++) {
+        const hs_access *o = &r->ring[(r->head + k) % ac.history];
+        if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) ||
+            !overlap(o->lo, o->hi, a->lo, a->hi) || hs_order_before(o->stream_index, o->seq, clock))
+            continue;
+        bool known = !o->assumed && !a->assumed;
+        if (!best || (known && (best->assumed || a->assumed)))
+            best = o; /* a known pair before an assumed one; else the oldest */
+        if (known)
+            break;
+    }
+    bool found = best && first_report(best->caller ? best->caller : best->api, a->caller ? a->caller : a->api);
+    if (found) {
+        out->mine = *a;
+        out->other = *best;
+        out->alloc_id = id;
+        out->alloc_base = base;
+        out->alloc_size = size;
+        out->lo = a->lo > best->lo ? a->lo : best->lo;
+        out->hi = a->hi < best->hi ? a->hi : best->hi;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return found;
+}
+
+bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
+                              hs_uninit *out)
+{
+    if (!ac.initcheck || hi <= lo)
+        return false;
+    shard *sh = shard_of(id);
+    pthread_mutex_lock(&sh->lock);
+    rec *r = find(sh, id);
+    bool found = false;
+    memset(out, 0, sizeof *out);
+    if (!r) {
+        /* never written at all: a copy reading it is a finding, a kernel may be what fills it */
+        if (!kernel && !atomic_load(&ac.full)) {
+            out->n_gaps = 1;
+            out->gaps[0].lo = lo;
+            out->gaps[0].hi = hi;
+            found = true;
+        }
+    } else if (!r->written_all && !(kernel && (r->by_kernel || r->warned || !r->n_written))) {
+        uint64_t at = lo;
+        for (uint32_t i = 0; i < r->n_written && at < hi; i++) {
+            const range *w = &r->written[i];
+            if (w->hi <= at)
+                continue;
+            if (w->lo >= hi)
+                break;
+            if (w->lo > at) {
+                if (out->n_gaps < HS_GAPS_MAX)
+                    out->gaps[out->n_gaps].lo = at, out->gaps[out->n_gaps].hi = w->lo;
+                out->n_gaps++;
+            }
+            at = w->hi;
+        }
+        if (at < hi) {
+            if (out->n_gaps < HS_GAPS_MAX)
+                out->gaps[out->n_gaps].lo = at, out->gaps[out->n_gaps].hi = hi;
+            out->n_gaps++;
+        }
+        found = out->n_gaps > 0;
+        for (uint32_t i = 0; found && i < r->n_written && i < HS_GAPS_MAX; i++) {
+            out->written[i].lo = r->written[i].lo;
+            out->written[i].hi = r->written[i].hi;
+        }
+        out->n_written = found ? r->n_written : 0;
+        out->has_last_write = r->has_last_write;
+        out->last_write = r->last_write;
+        if (found && kernel)
+            r->warned = true;
+    }
+    if (found) {
+        out->alloc_id = id;
+        out->alloc_base = base;
+        out->alloc_size = size;
+        out->lo = lo;
+        out->hi = hi;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return found;
+}
+
+/* Shard lock held: [lo, hi) is written. */
+static void add_written(rec *r, uint64_t lo, uint64_t hi)
+{
+    if (r->written_all || hi <= lo)
+        return;
+    range *w = r->written;
+    uint32_t n = r->n_written, i = 0;
+    while (i < n && w[i].hi < lo)
+        i++;
+    uint32_t j = i; /* [i, j): the ranges it touches or meets, merged into one */
+    while (j < n && w[j].lo <= hi) {
+        if (w[j].lo < lo)
+            lo = w[j].lo;
+        if (w[j].hi > hi)
+            hi = w[j].hi;
+        j++;
+    }
+    if (i == j && n == HS_WRITTEN_MAX) {
+        r->written_all = true; /* too scattered to follow: taken as written, never a false report */
+        if (!atomic_exchange(&ac.ranges_said, true))
+            hs_say("hipshadow: WARNING: an allocation was written in more than %d separate ranges: initcheck "
+                   "takes such allocations as written\n", HS_WRITTEN_MAX);
+        return;
+    }
+    memmove(&w[i + 1], &w[j], (n - j) * sizeof *w);
+    w[i] = (range){lo, hi};
+    r->n_written = n - (j - i) + 1;
+}
+
+void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a)
+{
+    (void)base;
+    (void)size;
+    if ((!a->seq || !hs_access_races()) && !(ac.initcheck && a->write))
+        return; /* synchronous and reading: complete, nothing later can race with it */
+    shard *sh = shard_of(id);
+    pthread_mutex_lock(&sh->lock);
+    rec *r = find_or_make(sh, id);
+    if (r) {
+        if (a->seq && hs_access_races()) {
+            if (r->n == ac.history) {
+                const hs_access *old = &r->ring[r->head];
+                hs_stream *t = hs_stream_by_index(old->stream_index);
+                if (t && atomic_load(&t->done) < old->seq && !atomic_exchange(&ac.ring_said, true))
+                    hs_say("hipshadow: WARNING: access_history=%u reached: an allocation's oldest access still in "
+                           "flight is forgotten (a race with it is not seen; raise access_history)\n", ac.history);
+                r->head = (r->head + 1) % ac.history;
+                r->n--;
+            }
+            r->ring[(r->head + r->n) % ac.history] = *a;
+            r->n++;
+        }
+        if (ac.initcheck && a->write) {
+            add_written(r, a->lo, a->hi);
+            if (a->launch)
+                r->by_kernel = true;
+            else {
+                r->last_write = *a;
+                r->has_last_write = true;
+            }
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+void hs_access_forget(uint64_t id)
+{
+    shard *sh = shard_of(id);
+    pthread_mutex_lock(&sh->lock);
+    if (sh->buckets) {
+        for (rec **p = &sh->buckets[bucket_of(id)]; *p; p = &(*p)->next)
+            if ((*p)->id == id) {
+                rec *r = *p;
+                *p = r->next;
+                free(r);
+                atomic_fetch_sub(&ac.records, 1);
+                break;
+            }
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+void hs_access_unwrite(uint64_t id, uint64_t lo, uint64_t hi)
+{
+    if (!ac.initcheck)
+        return;
+    shard *sh = shard_of(id);
+    pthread_mutex_lock(&sh->lock);
+    rec *r = find(sh, id);
+    if (r && !r->written_all) {
+        range keep[HS_WRITTEN_MAX + 1];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < r->n_written; i++) {
+            range w = r->written[i];
+            if (w.lo < lo && n <= HS_WRITTEN_MAX)
+                keep[n++] = (range){w.lo, w.hi < lo ? w.hi : lo};
+            if (w.hi > hi && n <= HS_WRITTEN_MAX)
+                keep[n++] = (range){w.lo > hi ? w.lo : hi, w.hi};
+        }
+        if (n > HS_WRITTEN_MAX) {
+            r->written_all = true;
+        } else {
+            memcpy(r->written, keep, n * sizeof *keep);
+            r->n_written = n;
+        }
+        r->by_kernel = false;
+        r->warned = false;
+        r->has_last_write = false;
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+void hs_access_after_fork(void)
+{
+    for (int i = 0; i < SHARDS; i++)
+        pthread_mutex_init(&ac.shards[i].lock, NULL);
+}

@@ -1,0 +1,96 @@
+/* The access history that stream-race and uninitialized-read are checked against.  For each
+ * allocation: its recent accesses (stream, that stream's operation number, byte range, read or
+ * write) and, with initcheck=1, the byte ranges written so far.
+ *
+ * Nothing is kept until it can matter: races need two streams that nothing orders (a second
+ * stream made or used, or a non-blocking one), initcheck needs initcheck=1.  Until then
+ * hs_access_tracking() is false and the path does not come here: a program with one stream
+ * pays one relaxed load per copy and launch.
+ *
+ * Bounded: access_history accesses per allocation (the oldest forgotten), 32 written ranges per
+ * allocation (past them it counts as written), access_max allocations in all (later ones are
+ * not tracked); each cap is said once.  Sharded locks: no global lock. */
+#ifndef HS_ACCESS_H
+#define HS_ACCESS_H
+
+#include "streams/streams.h"
+
+#include <stdatomic.h>
+
+/* One access of one allocation by one call. */
+typedef struct hs_access {
+    uint64_t lo, hi;          /* offsets from the allocation's base */
+    uint64_t seq;             /* its stream's operation number; 0: synchronous (complete when it returned) */
+    uint64_t time_ns;
+    uint64_t bytes;           /* what the call asked for */
+    uintptr_t stream;         /* the stream's handle */
+    uintptr_t caller;         /* the program's return address */
+    const char *kernel;       /* a launch: the kernel's name (NULL: not a launch, or unknown) */
+    uint32_t stream_index;
+    uint32_t stack;           /* stack id (stacks.h); 0: none */
+    uint32_t thread;
+    uint16_t api;
+    uint8_t op;               /* the call's hs_op (copy, memset, launch) */
+    uint8_t arg;              /* a launch: the argument's index */
+    bool write;
+    bool assumed;             /* a kernel argument whose access the platform does not say: taken for a write */
+    bool launch;              /* by a kernel */
+} hs_access;
+
+/* A stream-race: this call's access and the earlier one on another stream that nothing orders
+ * before it. */
+typedef struct hs_race {
+    hs_access mine, other;
+    uint64_t alloc_id;
+    uintptr_t alloc_base;
+    uint64_t alloc_size;
+    uint64_t lo, hi;          /* the overlap, offsets from alloc_base */
+    uint8_t side;             /* the call's side (hs_side_id) that races */
+} hs_race;
+
+enum { HS_WRITTEN_MAX = 32, HS_GAPS_MAX = 4 };
+
+/* What initcheck found: the ranges of [lo, hi) never written (gaps, up to HS_GAPS_MAX, n_gaps
+ * counts all), the ranges written, and the last write not by a kernel. */
+typedef struct hs_uninit {
+    uint64_t alloc_id;
+    uintptr_t alloc_base;
+    uint64_t alloc_size;
+    uint64_t lo, hi;          /* the range read */
+    uint32_t n_gaps, n_written;
+    struct { uint64_t lo, hi; } gaps[HS_GAPS_MAX], written[HS_GAPS_MAX];
+    bool has_last_write;
+    hs_access last_write;
+    uint8_t side;             /* the call's side (hs_side_id) that reads */
+} hs_uninit;
+
+extern atomic_bool hs_access_live;
+static inline bool hs_access_tracking(void) { return atomic_load_explicit(&hs_access_live, memory_order_relaxed); }
+bool hs_access_initcheck(void);
+bool hs_access_races(void);   /* two streams nothing orders are in play: accesses are remembered */
+
+void hs_access_init(uint32_t history, uint32_t max, bool initcheck);
+/* A stream was made (created: true) or used by a copy, memset or launch: races become possible
+ * once two streams that nothing orders are in play. */
+void hs_access_stream_seen(const hs_stream *s, bool created);
+
+/* An earlier access of allocation `id` on another stream that overlaps a, one of them writing,
+ * and that `clock` (what a's stream is ordered after) does not order before it.  A pair of call
+ * sites is reported once: a pair already found is not found again. */
+bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a, const hs_vclock *clock,
+                         hs_race *out);
+/* initcheck: [lo, hi) of allocation `id` holds bytes never written.  kernel: a kernel reads it,
+ * and only a partly written allocation, written by no kernel, is a finding (once per
+ * allocation).  false when the allocation is not tracked. */
+bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
+                              hs_uninit *out);
+/* Remember a (asynchronous: in the history; writes: in the written ranges too). */
+void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a);
+/* The allocation is gone: its record too. */
+void hs_access_forget(uint64_t id);
+/* initcheck: [lo, hi) of allocation id holds no data any more (a PyTorch block handed out anew). */
+void hs_access_unwrite(uint64_t id, uint64_t lo, uint64_t hi);
+
+void hs_access_after_fork(void);
+
+#endif

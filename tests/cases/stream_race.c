@@ -1,0 +1,130 @@
+/* Planted stream races and uninitialised reads on the simulated runtime (kernels: scale from
+ * test_kernels.hip, whose code object says out is written and in is read).
+ * A second argument "restrict" launches scale_r instead, whose code object says out is
+ * write_only and in read_only (a race with it is an error, not a warning).
+ *   kernel-then-copy   scale on stream A writes out; an async D2H of out on stream B, no event
+ *   copy-then-kernel   an async D2H of buf on B is in flight; scale on A overwrites buf
+ *   write-under-read   (restrict) scale_r on A reads in; an async H2D into in on B (both known: an error)
+ *   event              kernel-then-copy with an event recorded on A and waited on by B (clean)
+ *   sync               kernel-then-copy with hipStreamSynchronize(A) between (clean)
+ *   device-sync        the same with hipDeviceSynchronize (clean)
+ *   uninit-d2h         (initcheck=1) a D2H of a buffer nothing wrote
+ *   uninit-short       (initcheck=1) a memset one float short of the buffer, then scale reads it
+ *   uninit-clean       (initcheck=1) the buffer fully written, scale, D2H (clean) */
+#include "common.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+extern const unsigned char hs_test_kernels[];
+extern const unsigned long hs_test_kernels_size;
+
+static int (*device_access)(const void *, size_t, int);
+
+static void scale_host(void **params)
+{
+    float *out = *(float **)params[0];
+    const float *in = *(const float **)params[1];
+    int n = *(int *)params[2];
+    float k = *(float *)params[3];
+    if (device_access(out, n * sizeof(float), 1) && device_access(in, n * sizeof(float), 0))
+        for (int i = 0; i < n; i++)
+            out[i] = in[i] * k;
+}
+
+static hipFunction_t scale, scale_r;
+
+static void load(void)
+{
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
+    if (!reg || !device_access || !hs_test_kernels_size)
+        exit(77);
+    reg("scale", scale_host);
+    reg("scale_r", scale_host);
+    hipModule_t module;
+    MUST(hipModuleLoadData(&module, hs_test_kernels));
+    MUST(hipModuleGetFunction(&scale, module, "scale"));
+    MUST(hipModuleGetFunction(&scale_r, module, "scale_r"));
+}
+
+/* restrict: scale_r, whose metadata says what it reads and writes; else scale, whose does not */
+static int restrict_args;
+
+static hipError_t launch_scale(float *out, const float *in, int n, hipStream_t s)
+{
+    float k = 2.0f;
+    void *params[] = {&out, &in, &n, &k};
+    return hipModuleLaunchKernel(restrict_args ? scale_r : scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL);
+}
+
+enum { N = 64 };
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    restrict_args = argc > 2 && !strcmp(argv[2], "restrict");
+    load();
+    float host[N], *in, *out;
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i;
+    MUST(hipMalloc((void **)&in, sizeof host));
+    MUST(hipMalloc((void **)&out, sizeof host));
+    hipStream_t a, b;
+    MUST(hipStreamCreate(&a));
+    MUST(hipStreamCreate(&b));
+    if (!strcmp(mode, "uninit-d2h")) {
+        MUST(hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost));
+    } else if (!strcmp(mode, "uninit-short")) {
+        MUST(hipMemset(in, 0, sizeof host - sizeof(float)));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipStreamSynchronize(a));
+    } else if (!strcmp(mode, "uninit-clean")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipStreamSynchronize(a));
+        MUST(hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost));
+    } else if (!strcmp(mode, "write-under-read")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        float *pinned;
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipMemcpyAsync(in, pinned, sizeof host, hipMemcpyHostToDevice, b));
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+    } else if (!strcmp(mode, "copy-then-kernel")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(hipMemcpy(out, host, sizeof host, hipMemcpyHostToDevice));
+        float *pinned;
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+    } else {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        float *pinned;
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(launch_scale(out, in, N, a));
+        if (!strcmp(mode, "event")) {
+            hipEvent_t ev;
+            MUST(hipEventCreate(&ev));
+            MUST(hipEventRecord(ev, a));
+            MUST(hipStreamWaitEvent(b, ev, 0));
+        } else if (!strcmp(mode, "sync")) {
+            MUST(hipStreamSynchronize(a));
+        } else if (!strcmp(mode, "device-sync")) {
+            MUST(hipDeviceSynchronize());
+        }
+        MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(hipStreamSynchronize(b));
+        MUST(hipStreamSynchronize(a));
+        MUST(hipHostFree(pinned));
+    }
+    MUST(hipStreamDestroy(a));
+    MUST(hipStreamDestroy(b));
+    MUST(hipFree(in));
+    MUST(hipFree(out));
+    printf("stream_race %s: done\n", mode);
+    return 0;
+}
