@@ -448,6 +448,15 @@ CASES = {
                                 "race.other.access": "read", "race.other.known": True, "race.this.access": "write",
                                 "alloc.id": 1}},
         exit=0),
+    # A pool's interior sub-buffers (no block or region holds them): kernels on disjoint ones are
+    # no race; a copy into the sub-buffer a kernel on another stream reads still is.
+    "race_pool_disjoint_clean": dict(program="stream_race", args=["pool-disjoint"], kinds={}, exit=0),
+    "race_pool_copy_then_kernel": dict(
+        program="stream_race", args=["pool-copy-kernel"], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",
+                                "race.other.access": "write", "race.this.kernel": "scale", "race.bytes": 256,
+                                "alloc.id": 3}},
+        exit=0),
     "race_event_clean": dict(program="stream_race", args=["event"], kinds={}, exit=0),
     "race_sync_clean": dict(program="stream_race", args=["sync"], kinds={}, exit=0),
     "race_device_sync_clean": dict(program="stream_race", args=["device-sync"], kinds={}, exit=0),

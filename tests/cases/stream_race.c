@@ -10,7 +10,11 @@
  *   device-sync        the same with hipDeviceSynchronize (clean)
  *   uninit-d2h         (initcheck=1) a D2H of a buffer nothing wrote
  *   uninit-short       (initcheck=1) a memset one float short of the buffer, then scale reads it
- *   uninit-clean       (initcheck=1) the buffer fully written, scale, D2H (clean) */
+ *   uninit-clean       (initcheck=1) the buffer fully written, scale, D2H (clean)
+ *   pool-disjoint      one pool allocation: scale on A and scale on B, each given its own interior
+ *                      sub-buffers (clean: an interior pointer's extent is not known)
+ *   pool-copy-kernel   an async H2D into a sub-buffer of the pool on A; scale on B reads that
+ *                      sub-buffer, nothing orders them (the race is still found) */
 #include "common.h"
 
 #include <dlfcn.h>
@@ -73,7 +77,22 @@ int main(int argc, char **argv)
     hipStream_t a, b;
     MUST(hipStreamCreate(&a));
     MUST(hipStreamCreate(&b));
-    if (!strcmp(mode, "uninit-d2h")) {
+    if (!strncmp(mode, "pool-", 5)) {
+        float *pool, *pinned;
+        MUST(hipMalloc((void **)&pool, 5 * sizeof host));
+        MUST(hipMemset(pool, 0, 5 * sizeof host));
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        if (!strcmp(mode, "pool-disjoint")) {
+            MUST(launch_scale(pool + N, pool + 2 * N, N, a));
+            MUST(launch_scale(pool + 3 * N, pool + 4 * N, N, b));
+        } else {
+            MUST(hipMemcpyAsync(pool + 2 * N, pinned, sizeof host, hipMemcpyHostToDevice, a));
+            MUST(launch_scale(pool + 3 * N, pool + 2 * N, N, b));
+        }
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+        MUST(hipFree(pool));
+    } else if (!strcmp(mode, "uninit-d2h")) {
         MUST(hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost));
     } else if (!strcmp(mode, "uninit-short")) {
         MUST(hipMemset(in, 0, sizeof host - sizeof(float)));

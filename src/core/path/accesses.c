@@ -2,7 +2,11 @@
  * streams/access.h).  Copies and memsets are exact: the destination written, the source read.
  * A kernel's pointer arguments are its accesses: from the pointer to the end of its allocation
  * (of its PyTorch block, or annotated region, when one holds it), read or written as the AMD
- * code object's metadata says; where it says nothing, a possible write ("assumed"). */
+ * code object's metadata says; where it says nothing, a possible write ("assumed").  A pointer
+ * inside an allocation, not its base, that no block or region holds (a sub-buffer of a pool
+ * allocator's arena: JAX's BFC, ggml, PyTorch with torch_blocks=0) is an open access: its end
+ * is not known, and it meets only an access at the same address or a copy or memset containing
+ * that address (hs_access_find_race), so two kernels on disjoint sub-buffers are no race. */
 #include "path/accesses.h"
 #include "kernels/kernel_info.h"
 #include "process/stacks.h"
@@ -73,10 +77,11 @@ static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_a
         return NULL;
     uint64_t lo = x->value - span.base, hi = span.size;
     hs_span inner;
+    bool open = lo != 0; /* an interior pointer: open, unless a block or region says its end */
     if (HS_UNLIKELY(hs_blocks_any()) && hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
-        hi = inner.base + inner.size - span.base;
+        hi = inner.base + inner.size - span.base, open = false;
     else if (HS_UNLIKELY(hs_regions_any()) && hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
-        hi = inner.base + inner.size - span.base;
+        hi = inner.base + inner.size - span.base, open = false;
     if (hi > span.size)
         hi = span.size;
     if (lo >= hi)
@@ -89,6 +94,7 @@ static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_a
     o->a.lo = lo;
     o->a.hi = hi;
     o->a.launch = true;
+    o->a.open = open;
     o->a.kernel = kernel;
     o->a.arg = (uint8_t)x->index;
     bool known = x->how == HS_ARG_EXACT && x->access != HS_PARAM_ACCESS_UNKNOWN;
@@ -135,7 +141,8 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
         }
         /* initcheck: a copy's source read; a kernel's argument it may read */
         if (initcheck && o->reads && !cur.facts.has_uninit &&
-            hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, &cur.facts.uninit)) {
+            hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, o->a.open,
+                                     &cur.facts.uninit)) {
             cur.facts.has_uninit = true;
             cur.facts.uninit.side = o->a.launch ? HS_SIDE_DST : HS_SIDE_SRC;
         }

@@ -132,6 +132,22 @@ oom:
 
 static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
 
+/* Two accesses' bytes meet.  An open access (a pool's sub-buffer passed to a kernel: its start
+ * is known, its end is not) is taken as its first byte against an exact access (a copy or a
+ * memset) and as its address against another open one: taking it to the allocation's end would
+ * make every two kernels on sub-buffers of one pool a race.  An open access and a kernel
+ * argument that is not open (its end is a guess too) do not meet. */
+static bool meets(const hs_access *a, const hs_access *b)
+{
+    if (a->open && b->open)
+        return a->lo == b->lo;
+    if (a->open || b->open) {
+        const hs_access *o = a->open ? a : b, *x = a->open ? b : a;
+        return !x->launch && x->lo <= o->lo && o->lo < x->hi;
+    }
+    return overlap(a->lo, a->hi, b->lo, b->hi);
+}
+
 /* The pair of call sites, reported once. */
 static bool first_report(uintptr_t a, uintptr_t b)
 {
@@ -158,7 +174,7 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
     for (uint32_t k = 0; r && k < r->n; k++) {
         const hs_access *o = &r->ring[(r->head + k) % ac.history];
         if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) ||
-            !overlap(o->lo, o->hi, a->lo, a->hi) || hs_order_before(o->stream_index, o->seq, clock))
+            !meets(o, a) || hs_order_before(o->stream_index, o->seq, clock))
             continue;
         bool known = !o->assumed && !a->assumed;
         if (!best || (known && (best->assumed || a->assumed)))
@@ -181,10 +197,13 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
 }
 
 bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
-                              hs_uninit *out)
+                              bool open, hs_uninit *out)
 {
     if (!ac.initcheck || hi <= lo)
         return false;
+    uint64_t end = hi;
+    if (open)
+        hi = lo + 1; /* only its first byte is known to be read; a gap found runs on to `end` */
     shard *sh = shard_of(id);
     pthread_mutex_lock(&sh->lock);
     rec *r = find(sh, id);
@@ -217,6 +236,16 @@ bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64
             if (out->n_gaps < HS_GAPS_MAX)
                 out->gaps[out->n_gaps].lo = at, out->gaps[out->n_gaps].hi = hi;
             out->n_gaps++;
+        }
+        if (open && out->n_gaps) {
+            /* the gap at its first byte, as far as the next written byte */
+            out->gaps[0].hi = end;
+            for (uint32_t i = 0; i < r->n_written; i++)
+                if (r->written[i].lo > lo) {
+                    out->gaps[0].hi = r->written[i].lo < end ? r->written[i].lo : end;
+                    break;
+                }
+            hi = out->gaps[0].hi;
         }
         found = out->n_gaps > 0;
         for (uint32_t i = 0; found && i < r->n_written && i < HS_GAPS_MAX; i++) {

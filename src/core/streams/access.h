@@ -35,6 +35,7 @@ typedef struct hs_access {
     bool write;
     bool assumed;             /* a kernel argument whose access the platform does not say: taken for a write */
     bool launch;              /* by a kernel */
+    bool open;                /* a kernel's interior pointer of unknown extent (see hs_access_find_race) */
 } hs_access;
 
 /* A stream-race: this call's access and the earlier one on another stream that nothing orders
@@ -75,15 +76,22 @@ void hs_access_init(uint32_t history, uint32_t max, bool initcheck);
 void hs_access_stream_seen(const hs_stream *s, bool created);
 
 /* An earlier access of allocation `id` on another stream that overlaps a, one of them writing,
- * and that `clock` (what a's stream is ordered after) does not order before it.  A pair of call
+ * and that `clock` (what a's stream is ordered after) does not order before it.  An open access
+ * (a kernel given a pointer inside an allocation, not its base, that no PyTorch block or region
+ * holds: a pool's sub-buffer, whose end nobody says) has a start but no known end: it overlaps
+ * only an open access at the same address and an exact one (a copy or memset) containing its
+ * address, so kernels on disjoint sub-buffers of one pool are no race, and a copy into the
+ * sub-buffer a kernel reads still is.  A pair of call
  * sites is reported once: a pair already found is not found again. */
 bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a, const hs_vclock *clock,
                          hs_race *out);
 /* initcheck: [lo, hi) of allocation `id` holds bytes never written.  kernel: a kernel reads it,
  * and only a partly written allocation, written by no kernel, is a finding (once per
- * allocation).  false when the allocation is not tracked. */
+ * allocation).  open: a kernel's open access (see hs_access_find_race), whose end is not known:
+ * only its first byte is checked, and the gap named runs from it to the next written byte (or
+ * hi).  false when the allocation is not tracked. */
 bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
-                              hs_uninit *out);
+                              bool open, hs_uninit *out);
 /* Remember a (asynchronous: in the history; writes: in the written ranges too). */
 void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a);
 /* The allocation is gone: its record too. */
