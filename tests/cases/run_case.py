@@ -474,6 +474,14 @@ CASES = {
         stderr_has=["the memset of 252 bytes at 0x", "covered 252 of 256 bytes"], exit=0),
     "uninit_clean": dict(program="stream_race", args=["uninit-clean"], options="initcheck=1", kinds={}, exit=0),
     "uninit_off_by_default": dict(program="stream_race", args=["uninit-d2h"], kinds={}, exit=0),
+    # A suppression names either kind (its pattern matches a frame of the call's stack): the finding goes.
+    "race_suppressed": dict(
+        program="stream_race", args=["kernel-then-copy"], options="suppressions=@TMP@/supp",
+        files={"supp": "stream-race:main\n"}, kinds={}, stderr_lacks=["stream-race on", "option 'suppressions'"], exit=0),
+    "uninit_suppressed": dict(
+        program="stream_race", args=["uninit-d2h"], options="initcheck=1:suppressions=@TMP@/supp",
+        files={"supp": "uninitialized-read:main\n"}, kinds={},
+        stderr_lacks=["uninitialized-read on", "option 'suppressions'"], exit=0),
     "kernel_clean_pipeline": dict(
         program="kernel_cases", args=["clean"], kinds={}, stdout_has=["kernels clean: data round-trips"],
         stderr_lacks=["memory fault event"], exit=0),
