@@ -239,13 +239,21 @@ typedef enum hs_kind {
     HS_KIND_COUNT
 } hs_kind;
 
+/* The role a side of a copy must play for its direction (hs_role_of), and what a
+ * direction-mismatch says the side should have been. */
+typedef enum hs_role {
+    HS_ROLE_NONE = 0,
+    HS_ROLE_DEVICE = 1,   /* the side should be device memory */
+    HS_ROLE_HOST = 2,     /* the side should be host memory */
+    HS_ROLE_REVERSED = 3, /* both sides contradict the direction (reversed, or the pointers swapped) */
+} hs_role;
+
 typedef struct hs_finding {
     hs_kind kind;
     hs_severity severity;
     hs_side_id side;          /* which side is at fault */
     uint64_t overrun;         /* bytes past the end, for overrun kinds */
-    int expected_role;        /* for direction-mismatch: 1 = the side should be device, 2 = host,
-                               * 3 = both sides contradict the direction (reversed, or the pointers swapped) */
+    hs_role expected_role;    /* for direction-mismatch: what the side should have been */
 } hs_finding;
 
 enum { HS_MAX_FINDINGS_PER_CALL = 4 };

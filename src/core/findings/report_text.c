@@ -132,7 +132,7 @@ static void what_direction_mismatch(FILE *f, const hs_event *e)
 {
     const hs_finding *fi = e->finding;
     const hs_side *s = side_of(e, e->finding->side);
-    if (fi->expected_role == 3) {
+    if (fi->expected_role == HS_ROLE_REVERSED) {
         const hs_side *other = side_of(e, fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST);
         fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory and its %s 0x%lx is in no device allocation\n"
                    "  (host memory): the direction is reversed, or the pointers are swapped\n",
@@ -143,7 +143,7 @@ static void what_direction_mismatch(FILE *f, const hs_event *e)
     }
     fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory, not %s memory\n", hs_dir_name(e->facts->dir),
             side_name(fi->side), (unsigned long)s->ptr, side_has_alloc(s) ? hs_mem_kind_name(s->alloc.kind) : "host",
-            fi->expected_role == 1 ? "device" : "host");
+            fi->expected_role == HS_ROLE_DEVICE ? "device" : "host");
 }
 
 static void what_invalid_stream(FILE *f, const hs_event *e)

@@ -164,11 +164,11 @@ static void gather_memory(const hs_call *c, hs_facts *f)
         ask_runtime(&f->src);
     }
     f->dir = hs_effective_direction(c->dir, &f->dst, &f->src);
-    if (hs_role_of(f->dir, HS_SIDE_SRC) == 1)
+    if (hs_role_of(f->dir, HS_SIDE_SRC) == HS_ROLE_DEVICE)
         ask_runtime(&f->src);
     else
         probe_host(&f->src, false);
-    if (hs_role_of(f->dir, HS_SIDE_DST) == 1)
+    if (hs_role_of(f->dir, HS_SIDE_DST) == HS_ROLE_DEVICE)
         ask_runtime(&f->dst);
     else
         probe_host(&f->dst, true);

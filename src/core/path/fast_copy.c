@@ -56,10 +56,9 @@ bool hs_fast_copy_clean(const hs_copy_args *a)
     if (a->async || a->has_stream || !a->bytes || a->dst_extent || a->src_extent || !a->dst || !a->src ||
         a->dir < HS_DIR_H2H || a->dir > HS_DIR_D2D || !full_path_not_needed())
         return false;
-    enum { ROLE_HOST = 2 }; /* hs_role_of's answer for a host side (check.h) */
     hs_brief_side dst, src;
-    return brief_side(a->dst, a->bytes, hs_role_of(a->dir, HS_SIDE_DST) == ROLE_HOST, true, &dst) &&
-           brief_side(a->src, a->bytes, hs_role_of(a->dir, HS_SIDE_SRC) == ROLE_HOST, false, &src) &&
+    return brief_side(a->dst, a->bytes, hs_role_of(a->dir, HS_SIDE_DST) == HS_ROLE_HOST, true, &dst) &&
+           brief_side(a->src, a->bytes, hs_role_of(a->dir, HS_SIDE_SRC) == HS_ROLE_HOST, false, &src) &&
            hs_check_copy_brief_clean(a->dir, &dst, &src) && hs_order_legacy_idle();
 }
 

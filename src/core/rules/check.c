@@ -23,8 +23,6 @@ const char *hs_dir_name(int dir)
     return (unsigned)dir <= HS_DIR_DEFAULT ? names[dir] : "invalid";
 }
 
-enum { ROLE_DEVICE = 1, ROLE_HOST = 2, ROLE_REVERSED = 3 };
-
 bool hs_side_is_device(const hs_side *s)
 {
     if (s->where == HS_WHERE_NONE)
@@ -40,14 +38,14 @@ int hs_effective_direction(int stated, const hs_side *dst, const hs_side *src)
     return d && s ? HS_DIR_D2D : s ? HS_DIR_D2H : d ? HS_DIR_H2D : HS_DIR_H2H;
 }
 
-int hs_role_of(int dir, hs_side_id side)
+hs_role hs_role_of(int dir, hs_side_id side)
 {
     switch (dir) {
-    case HS_DIR_H2H: return ROLE_HOST;
-    case HS_DIR_D2D: return ROLE_DEVICE;
-    case HS_DIR_H2D: return side == HS_SIDE_DST ? ROLE_DEVICE : ROLE_HOST;
-    case HS_DIR_D2H: return side == HS_SIDE_SRC ? ROLE_DEVICE : ROLE_HOST;
-    default: return 0;
+    case HS_DIR_H2H: return HS_ROLE_HOST;
+    case HS_DIR_D2D: return HS_ROLE_DEVICE;
+    case HS_DIR_H2D: return side == HS_SIDE_DST ? HS_ROLE_DEVICE : HS_ROLE_HOST;
+    case HS_DIR_D2H: return side == HS_SIDE_SRC ? HS_ROLE_DEVICE : HS_ROLE_HOST;
+    default: return HS_ROLE_NONE;
     }
 }
 
@@ -56,7 +54,7 @@ typedef struct sink {
     int max, n;
 } sink;
 
-static void add(sink *k, hs_kind kind, hs_severity sev, hs_side_id side, uint64_t overrun, int role)
+static void add(sink *k, hs_kind kind, hs_severity sev, hs_side_id side, uint64_t overrun, hs_role role)
 {
     if (k->n < k->max)
         k->out[k->n++] = (hs_finding){kind, sev, side, overrun, role};
@@ -113,14 +111,14 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_
             return;
         }
         if (!(by_address ? device_role_accepts_by_address(s->alloc.kind) : device_role_accepts(s->alloc.kind)))
-            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_WARNING, id, 0, ROLE_DEVICE);
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_WARNING, id, 0, HS_ROLE_DEVICE);
         check_bounds(k, s, id);
         return;
     case HS_WHERE_NONE:
         if (s->runtime_known || s->unmapped) /* reserved but unmapped: out of bounds of the nearest map */
             check_bounds(k, s, id);
         else
-            add(k, HS_KIND_UNKNOWN_POINTER, HS_SEV_ERROR, id, 0, ROLE_DEVICE);
+            add(k, HS_KIND_UNKNOWN_POINTER, HS_SEV_ERROR, id, 0, HS_ROLE_DEVICE);
         return;
     }
 }
@@ -137,12 +135,12 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
             return;
         }
         if (!host_role_accepts(s->alloc.kind))
-            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, HS_ROLE_HOST);
         check_bounds(k, s, id);
         return;
     case HS_WHERE_NONE:
         if (s->runtime_known || s->unmapped)
-            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, ROLE_HOST);
+            add(k, HS_KIND_DIRECTION_MISMATCH, HS_SEV_ERROR, id, 0, HS_ROLE_HOST);
         else if (s->host_checked && s->host.status != HS_HOST_OK)
             add(k, HS_KIND_HOST_OUT_OF_BOUNDS, HS_SEV_ERROR, id, 0, 0);
         return;
@@ -152,18 +150,18 @@ static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
 /* One bug, one finding: a side that should be device memory is in no allocation (so, host
  * memory) while the other side, which should be host memory, is device memory.  The stated
  * direction is reversed (or the pointers are swapped): one direction-mismatch that says both
- * (expected_role ROLE_REVERSED), not an unknown-pointer and a direction-mismatch. */
+ * (expected_role HS_ROLE_REVERSED), not an unknown-pointer and a direction-mismatch. */
 static int one_reversed_copy(sink *k)
 {
     int unknown = -1, mismatch = -1;
     for (int i = 0; i < k->n; i++)
         if (k->out[i].kind == HS_KIND_UNKNOWN_POINTER)
             unknown = i;
-        else if (k->out[i].kind == HS_KIND_DIRECTION_MISMATCH && k->out[i].expected_role == ROLE_HOST)
+        else if (k->out[i].kind == HS_KIND_DIRECTION_MISMATCH && k->out[i].expected_role == HS_ROLE_HOST)
             mismatch = i;
     if (unknown < 0 || mismatch < 0)
         return k->n;
-    k->out[mismatch].expected_role = ROLE_REVERSED;
+    k->out[mismatch].expected_role = HS_ROLE_REVERSED;
     k->out[unknown] = k->out[--k->n]; /* the unknown pointer is the other half of the same bug */
     return k->n;
 }
@@ -199,7 +197,7 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
             add(&k, HS_KIND_NULL_POINTER, HS_SEV_ERROR, sides[i].id, 0, 0);
             continue;
         }
-        if (hs_role_of(f->dir, sides[i].id) == ROLE_DEVICE)
+        if (hs_role_of(f->dir, sides[i].id) == HS_ROLE_DEVICE)
             check_device_side(&k, s, sides[i].id, call->dir_by_address);
         else
             check_host_side(&k, s, sides[i].id);
@@ -215,7 +213,7 @@ bool hs_check_copy_brief_clean(int dir, const hs_brief_side *dst, const hs_brief
     const hs_brief_side *sides[2] = {dst, src};
     for (int i = 0; i < 2; i++) {
         const hs_brief_side *s = sides[i];
-        if (hs_role_of(dir, i == 0 ? HS_SIDE_DST : HS_SIDE_SRC) == ROLE_DEVICE) {
+        if (hs_role_of(dir, i == 0 ? HS_SIDE_DST : HS_SIDE_SRC) == HS_ROLE_DEVICE) {
             if (!s->live || !device_role_accepts(s->kind)) /* in no allocation: unknown-pointer */
                 return false;
         } else if (s->live ? !host_role_accepts(s->kind) : !s->host_ok) {

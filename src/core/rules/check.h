@@ -19,8 +19,8 @@ const char *hs_dir_name(int dir);
 bool hs_side_is_device(const hs_side *s);
 /* hipMemcpyDefault: the direction the pointers imply. */
 int hs_effective_direction(int stated, const hs_side *dst, const hs_side *src);
-/* The role a side must play for a direction: 1 device, 2 host. */
-int hs_role_of(int dir, hs_side_id side);
+/* The role a side must play for a direction (HS_ROLE_NONE: the direction says nothing). */
+hs_role hs_role_of(int dir, hs_side_id side);
 /* Does the call wait for its stream's earlier work (sync copies and memsets, stream and device syncs)? */
 bool hs_is_sync_like(const hs_call *c);
 
