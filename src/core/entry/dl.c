@@ -177,12 +177,6 @@ void *hs_real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-void *hs_real_dlvsym(void *handle, const char *name, const char *version)
-{
-    dlvsym_fn f = real_dlvsym();
-    return f ? f(handle, name, version) : NULL;
-}
-
 /* A library handle's answer: the wrapper, when it is a wrapped runtime function. */
 static void *wrapped(void *found, const char *name)
 {

@@ -62,7 +62,6 @@ void hs_shadow_after_fork(void)
     hs_pm_after_fork(&sh.superseded);
 }
 
-size_t hs_shadow_bytes(void) { return hs_pm_bytes(&sh.map) + hs_pm_bytes(&sh.superseded); }
 size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.map) + hs_pm_count(&sh.superseded) - sh.quarantined; }
 
 const char *hs_mem_kind_name(uint32_t kind)

@@ -31,7 +31,6 @@ typedef enum hs_release_result {
 
 /* max_live: allocations tracked at most (0: no limit); past it one warning, then untracked. */
 int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live);
-size_t hs_shadow_bytes(void);      /* memory the shadow's maps use (stacks excluded) */
 size_t hs_shadow_live_count(void);
 
 /* Registers a new allocation; fills s->id with the next sequential id.  -1 on out-of-memory. */
