@@ -48,6 +48,19 @@ int main(int argc, char **argv)
         if (u != t)
             return fprintf(stderr, "the block was not reused\n"), 2;
         rc = cudaMemcpy(host, t, 3900, cudaMemcpyDeviceToHost);
+    } else if (!strncmp(c, "reuse-", 6)) {
+        /* written and read back, freed, handed out again: "reuse-unwritten" reads it back at once
+         * (initcheck=1: its bytes are the old tensor's, never written by the new owner),
+         * "reuse-written" writes it first (clean) */
+        rc = cudaMemcpy(t, host, 4000, cudaMemcpyHostToDevice);
+        rc |= cudaMemcpy(host, t, 4000, cudaMemcpyDeviceToHost);
+        fake_torch_free(t);
+        void *u = fake_torch_alloc(3900);
+        if (u != t)
+            return fprintf(stderr, "the block was not reused\n"), 2;
+        if (!strcmp(c, "reuse-written"))
+            rc |= cudaMemcpy(u, host, 3900, cudaMemcpyHostToDevice);
+        rc |= cudaMemcpy(host, u, 3900, cudaMemcpyDeviceToHost);
     } else if (!strcmp(c, "kernel")) {
         fake_torch_free(t);
         rc = launch_on(t);

@@ -65,6 +65,10 @@ case("a freed tensor's old pointer", [program, "uaf"], {"use-after-free": 1}, op
      fields={"use-after-free": {"block.state": "freed", "block.size": 4000, "block.offset": 0}},
      err_has=[BLOCK, "which was freed", "freed by thread", "python_stacks=alloc records"])
 case("the old pointer once the block is handed out again", [program, "reuse"], {})
+case("initcheck=1: a block handed out again holds none of its new owner's data", [program, "reuse-unwritten"],
+     {"uninitialized-read": 1}, options=["initcheck=1"],
+     fields={"uninitialized-read": {"severity": "error", "api": "cudaMemcpy"}}, err_has=["never written: [0x"])
+case("initcheck=1: a block handed out again and written first", [program, "reuse-written"], {}, options=["initcheck=1"])
 case("a kernel on a freed tensor's old pointer", [program, "kernel"], {"kernel-use-after-free": 1},
      options=["mode=block"], fields={"kernel-use-after-free": {"severity": "error", "block.state": "freed"}},
      err_has=["is launched with a pointer into a freed " + BLOCK])

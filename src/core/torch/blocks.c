@@ -3,6 +3,7 @@
 #include "torch/blocks.h"
 #include "shadow/span_index.h"
 #include "shadow/shadow.h"
+#include "streams/access.h"
 #include "process/util.h"
 #include "process/own_fd.h"
 
@@ -310,6 +311,11 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
         info_drop(s.id);
     if (replaced)
         bk.stats.unmatched++;
+    /* initcheck: a block handed out holds no data of its new owner's, whatever its bytes held
+     * before (its segment's written ranges lose it) */
+    hs_span seg;
+    if (hs_access_initcheck() && hs_shadow_lookup(lo, &seg) == HS_WHERE_LIVE && hi <= seg.base + seg.size)
+        hs_access_unwrite(seg.id, lo - seg.base, hi - seg.base);
 }
 
 static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
