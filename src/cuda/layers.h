@@ -1,5 +1,5 @@
 /* The CUDA library's two layers and their api ids: the runtime's entry points (api.inc,
- * wrappers.c) first, then the driver's (driver.inc, driver.c).  frontend.c puts them together. */
+ * wrappers.c) first, then the driver's (driver.inc, driver.c).  library.c puts them together. */
 #ifndef HS_CUDA_LAYERS_H
 #define HS_CUDA_LAYERS_H
 
