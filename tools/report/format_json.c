@@ -25,6 +25,34 @@ static void stack_json(FILE *out, hsr_log *log, uint32_t id)
     fputc(']', out);
 }
 
+/* A stack as the findings file writes it: ["function+0xoff (module)" or "0x...", ...]. */
+static void stack_strings(FILE *out, hsr_log *log, uint32_t id)
+{
+    const hsr_stack *s = hsr_find_stack(log, id);
+    fputc('[', out);
+    for (uint32_t i = 0; s && i < s->n_frames; i++) {
+        hsr_frame_info fi;
+        uint64_t pc = hsr_frame(s, i);
+        hsr_symbolize(log, pc, &fi);
+        char text[1024];
+        hsr_frame_text(&fi, pc, text, sizeof text);
+        fputs(i ? "," : "", out);
+        hsr_json_string(out, text);
+    }
+    fputc(']', out);
+}
+
+/* A finding's fields, from the schema (hipshadow/finding_schema.inc): KEY(kind) is "\"kind\":",
+ * and a name the schema lacks does not compile. */
+enum {
+#define HS_FIELD(name, type, writers, meaning) FIELD_##name,
+#include "hipshadow/finding_schema.inc"
+#undef HS_FIELD
+};
+#define KEY(name) (sizeof(char[FIELD_##name + 1]) ? "\"" #name "\":" : "")
+/* The log's direction byte: HS_DIR numbering (0..4), 255 for a finding that is not a copy. */
+enum { HS_DIR_DEFAULT_LOG = 4 };
+
 static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
 {
     switch (e->type) {
@@ -125,25 +153,37 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         break;
     }
     case HS_LOG_FINDING: {
+        /* The findings file's fields, with its names and types (finding_schema.inc), then the log's own. */
         const hs_log_finding *f = e->rec;
-        fprintf(out, "{\"type\":\"finding\",\"seq\":%u,\"kind\":\"%s\",\"severity\":\"%s\",\"api\":", f->seq,
-                hsr_kind_name(f->kind), hsr_severity_name(f->severity));
+        const char *kind = hsr_kind_name(f->kind);
+        fprintf(out, "{%s\"%s\",%s\"%s\",%s", KEY(kind), kind, KEY(severity), hsr_severity_name(f->severity), KEY(api));
         hsr_json_string(out, hsr_api_name(log, f->api));
-        fprintf(out, ",\"action\":\"%s\",\"direction\":\"%s\",\"time_ns\":%llu,\"thread\":%u,\"dst\":\"0x%llx\","
-                     "\"src\":\"0x%llx\",\"bytes\":%llu,\"stream\":\"0x%llx\",\"result\":%d,\"overrun\":%llu,\"alloc\":",
-                hsr_action_name(f->action), hsr_direction_name(f->direction), (unsigned long long)f->time_ns, f->thread,
-                (unsigned long long)f->dst, (unsigned long long)f->src, (unsigned long long)f->bytes,
-                (unsigned long long)f->stream, f->result, (unsigned long long)f->overrun);
+        fprintf(out, ",%s\"%s\",%s", KEY(action), hsr_action_name(f->action), KEY(direction));
+        if (f->direction <= HS_DIR_DEFAULT_LOG) /* 255: not a copy */
+            fprintf(out, "\"%s\"", hsr_direction_name(f->direction));
+        else
+            fprintf(out, "null");
+        fprintf(out, ",%s\"0x%llx\",%s\"0x%llx\",%s%llu,%s", KEY(dst), (unsigned long long)f->dst, KEY(src),
+                (unsigned long long)f->src, KEY(bytes), (unsigned long long)f->bytes, KEY(alloc));
         if (f->alloc_id)
             fprintf(out, "{\"base\":\"0x%llx\",\"size\":%llu,\"offset\":%llu,\"id\":%llu}", (unsigned long long)f->alloc_base,
                     (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_offset, (unsigned long long)f->alloc_id);
         else
             fprintf(out, "null");
-        fprintf(out, ",\"stack\":");
+        /* as the findings file: a number for the overrun kinds (and any finding that has one) */
+        if (f->overrun || !strcmp(kind, "out-of-bounds") || !strcmp(kind, "host-out-of-bounds") ||
+            !strcmp(kind, "region-overrun"))
+            fprintf(out, ",%s%llu", KEY(overrun), (unsigned long long)f->overrun);
+        else
+            fprintf(out, ",%snull", KEY(overrun));
+        fprintf(out, ",%snull,%s\"0x%llx\",%s", KEY(device), KEY(stream), (unsigned long long)f->stream, KEY(stack));
+        stack_strings(out, log, f->stack);
+        fprintf(out, ",%s%u,%s%llu,%s\"finding\",%s%u,%s%d,%s", KEY(thread), f->thread, KEY(time_ns),
+                (unsigned long long)f->time_ns, KEY(type), KEY(seq), f->seq, KEY(result), f->result, KEY(stack_frames));
         stack_json(out, log, f->stack);
-        fprintf(out, ",\"alloc_stack\":");
+        fprintf(out, ",%s", KEY(alloc_stack));
         stack_json(out, log, f->alloc_stack);
-        fprintf(out, ",\"free_stack\":");
+        fprintf(out, ",%s", KEY(free_stack));
         stack_json(out, log, f->free_stack);
         fputc('}', out);
         break;

@@ -68,36 +68,55 @@ static void write_line(const char *line, size_t len)
     hs_own_fd_release(&fj.fd);
 }
 
+/* The fields, from the schema (hipshadow/finding_schema.inc): KEY(kind) is "\"kind\":", and a
+ * name the schema lacks does not compile. */
+enum {
+#define HS_FIELD(name, type, writers, meaning) FIELD_##name,
+#include "hipshadow/finding_schema.inc"
+#undef HS_FIELD
+};
+#define NAME(name) (sizeof(char[FIELD_##name + 1]) ? #name : "")
+#define KEY(name) (sizeof(char[FIELD_##name + 1]) ? "\"" #name "\":" : "")
+
+/* overrun is a number for the overrun kinds (and any finding that has one), null for the others;
+ * `hipshadow report` decides it the same way (tools/report/format_json.c). */
+static bool has_overrun(const hs_finding *fi)
+{
+    return fi->overrun || fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS ||
+           fi->kind == HS_KIND_REGION_OVERRUN;
+}
+
 void hs_findings_write(const hs_options *o, const hs_event *e)
 {
     const hs_call *c = e->call;
     const hs_finding *fi = e->finding;
     hs_jbuf *b = &(hs_jbuf){.n = 0};
-    hs_jb(b, "{\"kind\":\"%s\",\"severity\":\"%s\",\"api\":\"%s\",\"action\":\"%s\",\"direction\":",
-       hs_kind_name(fi->kind), hs_severity_name(fi->severity), hs_frontend_active.api_names[c->api],
-       hs_action_name(e->action));
+    hs_jb(b, "{%s\"%s\",%s\"%s\",%s\"%s\",%s\"%s\",%s", KEY(kind), hs_kind_name(fi->kind), KEY(severity),
+          hs_severity_name(fi->severity), KEY(api), hs_frontend_active.api_names[c->api], KEY(action),
+          hs_action_name(e->action), KEY(direction));
     if (c->op == HS_OP_COPY)
         hs_jb(b, "\"%s\"", hs_dir_name(e->facts->dir));
     else
         hs_jb(b, "null");
-    hs_jb(b, ",\"dst\":\"0x%lx\",\"src\":\"0x%lx\",\"bytes\":%zu,\"alloc\":", (unsigned long)c->dst,
-       (unsigned long)c->src, c->bytes);
+    hs_jb(b, ",%s\"0x%lx\",%s\"0x%lx\",%s%zu,%s", KEY(dst), (unsigned long)c->dst, KEY(src), (unsigned long)c->src,
+          KEY(bytes), c->bytes, KEY(alloc));
     const hs_side *sub = subject_side(e);
     if (side_has_alloc(sub))
         hs_jb(b, "{\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld,\"id\":%llu}", (unsigned long)sub->alloc.base,
-           sub->alloc.size, (long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
+              sub->alloc.size, (long long)(sub->ptr - sub->alloc.base), (unsigned long long)sub->alloc.id);
     else
         hs_jb(b, "null");
-    if (fi->overrun || fi->kind == HS_KIND_OUT_OF_BOUNDS || fi->kind == HS_KIND_HOST_OUT_OF_BOUNDS ||
-        fi->kind == HS_KIND_REGION_OVERRUN)
-        hs_jb(b, ",\"overrun\":%llu", (unsigned long long)fi->overrun);
+    hs_jb(b, ",%s", KEY(overrun));
+    if (has_overrun(fi))
+        hs_jb(b, "%llu", (unsigned long long)fi->overrun);
     else
-        hs_jb(b, ",\"overrun\":null");
+        hs_jb(b, "null");
+    hs_jb(b, ",%s", KEY(device));
     if (side_has_alloc(sub))
-        hs_jb(b, ",\"device\":%d", sub->alloc.device);
+        hs_jb(b, "%d", sub->alloc.device);
     else
-        hs_jb(b, ",\"device\":null");
-    hs_jb(b, ",\"stream\":\"0x%lx\",\"stack\":[", (unsigned long)c->stream);
+        hs_jb(b, "null");
+    hs_jb(b, ",%s\"0x%lx\",%s[", KEY(stream), (unsigned long)c->stream, KEY(stack));
     uintptr_t frames[HS_STACK_MAX_FRAMES];
     int n = hs_stack_frames(e->stack, frames, HS_STACK_MAX_FRAMES);
     for (int i = 0; i < n; i++) {
@@ -111,18 +130,18 @@ void hs_findings_write(const hs_options *o, const hs_event *e)
     if (e->gpu_fault)
         hs_json_gpu_fault(b, e->gpu_fault);
     if (e->pystack)
-        hs_pystack_json(b, "python_stack", e->pystack);
+        hs_pystack_json(b, NAME(python_stack), e->pystack);
     const hs_side *bs = block_subject(e);
     if (bs)
         hs_block_json(b, BLOCK_VIEW(bs));
     if (e->cause) {
-        hs_jb(b, ",\"cause\":");
+        hs_jb(b, ",%s", KEY(cause));
         hs_jb_string(b, e->cause);
-        hs_jb(b, ",\"cause_rule\":");
+        hs_jb(b, ",%s", KEY(cause_rule));
         hs_jb_string(b, e->cause_rule);
     }
     hs_report_access_json(b->data, sizeof b->data, &b->n, e);
-    hs_jb(b, ",\"thread\":%u,\"time_ns\":%llu}\n", e->thread, (unsigned long long)e->time_ns);
+    hs_jb(b, ",%s%u,%s%llu}\n", KEY(thread), e->thread, KEY(time_ns), (unsigned long long)e->time_ns);
 
     pid_t pid = getpid();
     if (fj.pid != pid) {

@@ -1,5 +1,5 @@
 /* Cold path: the findings file (findings=PATH), one JSON object per line, each line whole or not
- * at all. */
+ * at all.  Its fields are include/hipshadow/finding_schema.inc's. */
 #ifndef HS_REPORT_JSON_H
 #define HS_REPORT_JSON_H
 
