@@ -51,6 +51,7 @@ bool hs_enter(void)
 void hs_leave(void)
 {
     hs_own_end(); /* what hipshadow's own calls changed, put back before the program sees it */
+    hs_stack_entry(0);
     in_wrapper = 0;
     if (HS_UNLIKELY(hs_redzones_on()))
         hs_redzone_leave();
@@ -70,14 +71,12 @@ static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *f
                         int result, const hs_suspects *suspects, const hs_cause *cause)
 {
     hs_policy_count(fi);
-    /* The Python stack too (PyTorch plugin): the GIL may be taken for copies and launches only,
-     * never where the caching allocator may hold its lock (its cudaMalloc, cudaFree, syncs). */
-    bool may_take_gil = c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || c->op == HS_OP_LAUNCH;
+    bool moves_data = c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || c->op == HS_OP_LAUNCH;
     hs_event e = {
         .call = c, .facts = &st->facts, .finding = fi, .action = action, .has_result = has_result, .result = result,
         .earlier = st->findings, .n_earlier = has_result ? st->n_findings : 0,
         .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = suspects,
-        .pystack = hs_torch_python_stack(may_take_gil),
+        .pystack = hs_torch_python_stack(moves_data), /* the interpreter's stack, if any */
         .cause = cause && cause->rule ? cause->text : NULL, .cause_rule = cause ? cause->rule : NULL,
     };
     hs_record_finding(&e, st);

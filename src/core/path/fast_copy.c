@@ -8,7 +8,7 @@
  * doubt returns false and the full path decides, so findings never depend on this file. */
 #include "path/fast_copy.h"
 #include "streams/access.h"
-#include "torch/blocks.h"
+#include "torch/torch_bridge.h"
 #include "rules/check.h"
 #include "path/core.h"
 #include "kernels/fallback.h"
@@ -44,11 +44,11 @@ static bool brief_side(uintptr_t ptr, size_t extent, bool host_role, bool write,
 }
 
 /* Nothing switched on that the full path does more for: the log, redzones, staging every copy,
- * a pause, annotated regions, PyTorch blocks, graph capture. */
+ * a pause, annotated regions, allocations split into blocks, graph capture. */
 static bool full_path_not_needed(void)
 {
     return hs_opts()->fast_copies && !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !hs_paused() &&
-           !hs_regions_any() && !hs_blocks_any() && !hs_order_capturing_streams() && !hs_access_tracking();
+           !hs_regions_any() && !hs_torch_splits_allocations() && !hs_order_capturing_streams() && !hs_access_tracking();
 }
 
 bool hs_fast_copy_clean(const hs_copy_args *a)

@@ -204,11 +204,11 @@ void hs_torch_poll(void)
         poll_slow(s);
 }
 
-uint32_t hs_torch_python_stack(bool may_take_gil)
+uint32_t hs_torch_python_stack(bool moves_data)
 {
     if (!tb.python_stacks || !atomic_load_explicit(&tb.have_plugin, memory_order_acquire))
         return 0;
-    return tb.plugin.python_stack(may_take_gil);
+    return tb.plugin.python_stack(moves_data); /* the GIL may be taken */
 }
 
 void hs_torch_at_exit(void)

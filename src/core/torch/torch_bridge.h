@@ -9,6 +9,7 @@
 #define HS_TORCH_BRIDGE_H
 
 #include "process/options.h"
+#include "torch/blocks.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,9 +17,14 @@
 void hs_torch_init(const hs_options *o);
 /* At a device allocation, a reservation or a map: cheap once attached or given up. */
 void hs_torch_poll(void);
-/* The calling thread's Python stack (a pystacks.h id), 0 when none or python_stacks=off.
- * may_take_gil: the caller holds no lock that a Python thread could be waiting for. */
-uint32_t hs_torch_python_stack(bool may_take_gil);
+/* The calling thread's Python stack for a report (a pystacks.h id), 0 when none or
+ * python_stacks=off.  moves_data: the call is a copy, a memset or a launch.  Only then is the GIL
+ * taken: never where the caching allocator may hold its lock (its cudaMalloc, cudaFree, syncs),
+ * which a Python thread could be waiting for. */
+uint32_t hs_torch_python_stack(bool moves_data);
+/* Lock-free: are device allocations split into smaller pieces that every copy must be checked
+ * against (PyTorch caching-allocator blocks)?  The fast copy path cannot see them. */
+static inline bool hs_torch_splits_allocations(void) { return hs_blocks_any(); }
 /* Exit: the trace file flushed; with verbosity >= 1, one line of block statistics. */
 void hs_torch_at_exit(void);
 void hs_torch_after_fork(void);
