@@ -11,6 +11,7 @@
 #include "kernels/gpu_kernels.h"
 #include "runtime/own_calls.h"
 #include "shadow/shadow.h"
+#include "entry/frontend_shape.h"
 #include "entry/wrapper_shape.h"
 #include "layers.h"
 
@@ -20,30 +21,16 @@
 
 #undef cuGetProcAddress /* cuda.h maps it to cuGetProcAddress_v2: both are exported, both wrapped */
 
-#define P(x) ((uintptr_t)(x))
 #define CU_PT(s) ((s) ? P(s) : P(CU_STREAM_PER_THREAD))
 #define CU_PER_THREAD .has_stream = true, .stream = P(CU_STREAM_PER_THREAD)
-/* A launch: the function, its geometry and its arguments. */
-#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \
-    .block = {bx, by, bz}, .shmem = (shm), .kernel_params = (params)
+/* A launch by CUlaunchConfig: the function, its geometry and its arguments. */
 #define KERNEL_CONFIG(cfg, f, params)                                                                   \
     KERNEL_XYZ(f, (cfg) ? (cfg)->gridDimX : 0, (cfg) ? (cfg)->gridDimY : 0, (cfg) ? (cfg)->gridDimZ : 0,    \
                (cfg) ? (cfg)->blockDimX : 0, (cfg) ? (cfg)->blockDimY : 0, (cfg) ? (cfg)->blockDimZ : 0,     \
                (cfg) ? (cfg)->sharedMemBytes : 0, params)
 /* `extra`: {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END} */
-#define EXTRA_BUFFER(extra) .arg_buffer = extra_param(extra, CU_LAUNCH_PARAM_BUFFER_POINTER), \
-    .arg_buffer_size = extra_size(extra_param(extra, CU_LAUNCH_PARAM_BUFFER_SIZE))
-
-static const void *extra_param(void **extra, void *key)
-{
-    for (int i = 0; extra && i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2)
-        if (extra[i] == key)
-            return extra[i + 1];
-    return NULL;
-}
-
-static size_t extra_size(const void *p) { return p ? *(const size_t *)p : 0; }
+#define EXTRA_BUFFER(extra)                                                                            \
+    HS_EXTRA_BUFFER(extra, CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END)
 
 /* ---- 2-D and 3-D copy descriptors (NULL-safe: the driver answers a NULL descriptor) ---- */
 

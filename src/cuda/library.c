@@ -4,11 +4,11 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "entry/frontend_shape.h"
 #include "kernels/gpu_kernels.h"
 #include "runtime/own_calls.h"
 #include "layers.h"
 
-#define P(x) ((uintptr_t)(x))
 
 static const char *const api_names[HS_CUDA_API_COUNT] = {
 #define HS_CUDA_FN(name, ...) [HS_CUDA_API_##name] = #name,

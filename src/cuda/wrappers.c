@@ -7,6 +7,7 @@
 
 #include "kernels/gpu_kernels.h"
 #include "shadow/shadow.h"
+#include "entry/frontend_shape.h"
 #include "entry/wrapper_shape.h"
 #include "layers.h"
 
@@ -14,18 +15,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#define P(x) ((uintptr_t)(x))
 #define PER_THREAD .has_stream = true, .stream = P(cudaStreamPerThread)
 #define PTSZ_STREAM(s) ((s) ? P(s) : P(cudaStreamPerThread))
 /* A launch: the kernel (its host stub), its geometry and its arguments. */
-#define KERNEL(f, grid_, block_, shm, params)                                                           \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_STUB, .grid = {(grid_).x, (grid_).y, (grid_).z}, \
-    .block = {(block_).x, (block_).y, (block_).z}, .shmem = (shm), .kernel_params = (params)
+#define KERNEL(f, grid_, block_, shm, params) HS_LAUNCH_DIM3(f, HS_KREF_STUB, grid_, block_, shm, params)
+/* A launch by cudaLaunchConfig_t. */
 #define KERNEL_CONFIG(cfg, f, params)                                                                   \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_STUB,                        \
-    .grid = {(cfg) ? (cfg)->gridDim.x : 0, (cfg) ? (cfg)->gridDim.y : 0, (cfg) ? (cfg)->gridDim.z : 0},   \
-    .block = {(cfg) ? (cfg)->blockDim.x : 0, (cfg) ? (cfg)->blockDim.y : 0, (cfg) ? (cfg)->blockDim.z : 0}, \
-    .shmem = (cfg) ? (cfg)->dynamicSmemBytes : 0, .kernel_params = (params)
+    HS_LAUNCH_XYZ(f, HS_KREF_STUB, (cfg) ? (cfg)->gridDim.x : 0, (cfg) ? (cfg)->gridDim.y : 0,           \
+                  (cfg) ? (cfg)->gridDim.z : 0, (cfg) ? (cfg)->blockDim.x : 0, (cfg) ? (cfg)->blockDim.y : 0, \
+                  (cfg) ? (cfg)->blockDim.z : 0, (cfg) ? (cfg)->dynamicSmemBytes : 0, params)
 
 /* The real entry points, resolved once. */
 #define HS_CUDA_FN(name, params, args, ...) static cudaError_t(*real_##name) params;

@@ -4,6 +4,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "kernels/gpu_kernels.h"
+#include "entry/frontend_shape.h"
 #include "entry/wrapper_shape.h"
 
 extern const unsigned char hs_amd_kernels[];
@@ -37,7 +38,7 @@ static hipError_t pending_error(void) { return amd.peek_error ? amd.peek_error()
 
 static void load_module(void)
 {
-    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
+    static const char *const sonames[] = HS_HIP_SONAMES;
     void *rt = NULL;
     *(void **)&amd.load = hs_resolve("hipModuleLoadData", sonames, &rt);
     *(void **)&amd.get = hs_resolve("hipModuleGetFunction", sonames, &rt);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "process/util.h"
+#include "entry/frontend_shape.h"
 #include "entry/wrapper_shape.h"
 #include "modules.h"
 
@@ -29,7 +30,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
 {
-    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
+    static const char *const sonames[] = HS_HIP_SONAMES;
     void *runtime = NULL;
 #define HS_HIP_REG(name, ret, params, args) *(void **)&real_##name = hs_resolve(#name, sonames, &runtime);
 #include "registration.inc"

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
+#include "entry/frontend_shape.h"
 #include "entry/wrapper_shape.h"
 #include "runtime/frontend.h"
 #include "kernels/gpu_kernels.h"
@@ -33,32 +34,15 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
                              hipDriverProcAddressQueryResult *symbolStatus);
 #endif
 
-#define P(x) ((uintptr_t)(x))
 #define SPT_STREAM .has_stream = true, .stream = P(hipStreamPerThread)
 #define SPT(s) ((s) ? P(s) : P(hipStreamPerThread))
 #define STREAM(s) .has_stream = true, .stream = P(s)
 /* A copy's stated direction, by the running release's hipMemcpyKind (rocm_versions.h). */
 #define HIP_DIR(k) hs_rocm_copy_kind((int)(k))
-/* A launch: the kernel, how it is named, its geometry and its arguments. */
-#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = HS_KREF_FUNCTION, .grid = {gx, gy, gz}, \
-    .block = {bx, by, bz}, .shmem = (shm), .kernel_params = (params)
-#define KERNEL(f, ref, grid_, block_, shm, params)                                                     \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = ref, .grid = {(grid_).x, (grid_).y, (grid_).z}, \
-    .block = {(block_).x, (block_).y, (block_).z}, .shmem = (shm), .kernel_params = (params)
-/* `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END} */
-#define EXTRA_BUFFER(extra) .arg_buffer = hs_extra_param(extra, HIP_LAUNCH_PARAM_BUFFER_POINTER), \
-    .arg_buffer_size = hs_extra_size(hs_extra_param(extra, HIP_LAUNCH_PARAM_BUFFER_SIZE))
-
-static const void *hs_extra_param(void **extra, void *key)
-{
-    for (int i = 0; extra && i < 16 && extra[i] != HIP_LAUNCH_PARAM_END; i += 2)
-        if (extra[i] == key)
-            return extra[i + 1];
-    return NULL;
-}
-
-static size_t hs_extra_size(const void *p) { return p ? *(const size_t *)p : 0; }
+/* A launch: the kernel, how it is named, its geometry (dim3) and its arguments. */
+#define KERNEL(f, ref, grid_, block_, shm, params) HS_LAUNCH_DIM3(f, ref, grid_, block_, shm, params)
+#define EXTRA_BUFFER(extra)                                                                            \
+    HS_EXTRA_BUFFER(extra, HIP_LAUNCH_PARAM_BUFFER_POINTER, HIP_LAUNCH_PARAM_BUFFER_SIZE, HIP_LAUNCH_PARAM_END)
 
 enum {
 #define HS_HIP_FN(name, params, args, ...) HS_HIP_API_##name,
@@ -101,7 +85,7 @@ static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
 static void resolve_all(void)
 {
-    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
+    static const char *const sonames[] = HS_HIP_SONAMES;
     void *runtime = NULL;
 #define HS_HIP_FN(name, params, args, ...) *(void **)&real_##name = hs_resolve(#name, sonames, &runtime);
 #include "api.inc"
