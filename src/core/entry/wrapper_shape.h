@@ -13,6 +13,7 @@
 #include "runtime/own_calls.h"
 #include "kernels/redzones.h"
 #include "process/util.h"
+#include "process/stacks.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -61,6 +62,8 @@
             }                                                                                        \
         }                                                                                            \
         const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                        \
+        /* the slot of this wrapper's return address: event stacks are cached by it (stacks.c) */    \
+        hs_stack_entry((uintptr_t)__builtin_frame_address(0) + sizeof(void *));                     \
         int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */ \
         hs_call_state st;                                                                            \
         hs_decision d_ = hs_before(&call, &st);                                                      \

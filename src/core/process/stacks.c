@@ -136,10 +136,122 @@ static bool room_to_walk(void)
 
 uint32_t hs_stack_of_frames(const uintptr_t *frames, int n) { return n > 0 ? depot_put(frames, n, true) : 0; }
 
+HS_TLS uintptr_t hs_entry_slot;
+
+/* ---- the event stacks' cache (x86-64) ----
+ * A program makes its allocations, frees and launches from a few call paths, over and over: a
+ * walk (libunwind, ~30 ns a frame with our own frames, then the depot's lock and hash) costs
+ * more than the rest of the event.  So each thread keeps its last stacks, each with the stack
+ * address of every return address it holds (the slot), and a capture whose entry slot is a
+ * kept stack's first first checks that every slot still holds its return address: then the
+ * stack is the same (the frames from the call into hipshadow outwards are the same return
+ * addresses at the same places; a frame that differs changes the return address at its slot,
+ * or moves the frames outside it), and its id is taken without a walk or the depot's lock.
+ * What it gives up: a local variable of the program that holds, at a kept slot's address, the
+ * very return address kept there (a code address stored as data exactly where a frame of the
+ * same path had its return address) would pass for the frame; and only event stacks use it (a
+ * finding's stack is always walked).  Slots are read only between the entry slot and the
+ * kept stack's outermost one, within this thread's stack as it was when the stack was kept. */
+#if defined(__x86_64__) && !defined(HS_NO_STACK_CACHE)
+enum { CACHE_STACKS = 64, SLOT_SPAN_MAX = 8 << 20 };
+typedef struct cached_stack {
+    uintptr_t entry;          /* the slot of the first frame (0: empty) */
+    uint32_t id;
+    int n;
+    uintptr_t slot[HS_STACK_MAX_FRAMES], pc[HS_STACK_MAX_FRAMES];
+} cached_stack;
+static HS_TLS cached_stack *stack_cache; /* CACHE_STACKS of them, made at a thread's first capture */
+static HS_TLS bool stack_cache_failed;
+
+static cached_stack *cache_line(uintptr_t entry) { return &stack_cache[(entry >> 3) * 0x9E3779B1u % CACHE_STACKS]; }
+
+static uint32_t cache_find(uintptr_t entry)
+{
+    if (!stack_cache)
+        return 0;
+    const cached_stack *c = cache_line(entry);
+    if (c->entry != entry)
+        return 0;
+    for (int i = 0; i < c->n; i++)
+        if (*(const volatile uintptr_t *)c->slot[i] != c->pc[i])
+            return 0;
+    return c->id;
+}
+
+static void cache_keep(uintptr_t entry, uint32_t id, const uintptr_t *slot, const uintptr_t *pc, int n)
+{
+    if (!stack_cache && !stack_cache_failed) {
+        /* mmap, not malloc: captures run inside the program's allocator calls too */
+        void *m = mmap(NULL, CACHE_STACKS * sizeof(cached_stack), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        stack_cache_failed = m == MAP_FAILED;
+        stack_cache = stack_cache_failed ? NULL : m;
+    }
+    if (!stack_cache || !id || n <= 0 || slot[0] != entry)
+        return;
+    for (int i = 1; i < n; i++)
+        if (slot[i] <= slot[i - 1] || slot[i] - entry > SLOT_SPAN_MAX)
+            return; /* not one stack growing down: not kept */
+    cached_stack *c = cache_line(entry);
+    c->entry = entry;
+    c->id = id;
+    c->n = n;
+    memcpy(c->slot, slot, (size_t)n * sizeof *slot);
+    memcpy(c->pc, pc, (size_t)n * sizeof *pc);
+}
+
+/* The walk that fills the cache: libunwind's steps, which give each frame's stack pointer (the
+ * return address into frame i sits just below frame i's stack pointer). */
+static __attribute__((noinline)) int walk_with_slots(uintptr_t *pcs, uintptr_t *slots, int max)
+{
+    unw_context_t uc;
+    unw_cursor_t cursor;
+    int n = 0;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0)
+        return 0;
+    do {
+        unw_word_t ip, sp;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || !ip || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0)
+            break;
+        pcs[n] = ip;
+        slots[n++] = sp - sizeof(uintptr_t);
+    } while (n < max && unw_step(&cursor) > 0);
+    return n;
+}
+
+/* noinline: its arrays (2.3 KiB) are taken only when it runs, not by every capture (a thread with
+ * a small stack must still have room to say it has no room to walk) */
+static __attribute__((noinline)) uint32_t capture_cached(uintptr_t entry)
+{
+    uint32_t id = cache_find(entry);
+    if (id)
+        return id;
+    uintptr_t raw[HS_STACK_MAX_FRAMES + 16], raw_slot[HS_STACK_MAX_FRAMES + 16];
+    hs_fork_gate_enter();
+    int got = walk_with_slots(raw, raw_slot, depot.depth + 16);
+    hs_fork_gate_leave();
+    uintptr_t frames[HS_STACK_MAX_FRAMES], slots[HS_STACK_MAX_FRAMES];
+    int n = 0;
+    for (int i = 1; i < got && n < depot.depth; i++) { /* raw[0] is this function's own pc: no slot */
+        if (raw[i] >= depot.own_start && raw[i] < depot.own_end)
+            continue;
+        frames[n] = raw[i];
+        slots[n++] = raw_slot[i];
+    }
+    id = n ? depot_put(frames, n, false) : 0;
+    cache_keep(entry, id, slots, frames, n);
+    return id;
+}
+#endif
+
 static uint32_t capture(bool for_finding)
 {
     if (depot.depth == 0 || !room_to_walk())
         return 0;
+#if defined(__x86_64__) && !defined(HS_NO_STACK_CACHE)
+    if (!for_finding && hs_entry_slot && !&__tsan_init)
+        return capture_cached(hs_entry_slot);
+#endif
     void *raw[HS_STACK_MAX_FRAMES + 16];
     hs_fork_gate_enter(); /* libunwind takes the loader's lock: not across a fork (util.h) */
     int got = backtrace_pcs(raw, depot.depth + 16);

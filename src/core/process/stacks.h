@@ -36,6 +36,12 @@ void hs_frame_describe(uintptr_t pc, char *buf, size_t len);
 /* Cold path: prints "    #N 0xPC in func+0xoff (module)" lines. */
 void hs_stack_print(uint32_t id, FILE *out);
 
+/* Where the program's call entered hipshadow: the stack slot that holds the wrapper's return
+ * address (the wrapper sets it, from its own frame address, before it captures anything), 0
+ * outside a wrapper.  A stack captured for an event is looked up by it first (stacks.c). */
+extern __thread uintptr_t hs_entry_slot __attribute__((tls_model("initial-exec")));
+static inline void hs_stack_entry(uintptr_t slot) { hs_entry_slot = slot; }
+
 void hs_stacks_after_fork(void);
 
 #endif
