@@ -3,6 +3,7 @@
  * Words a reader may race with a writer are read and written with relaxed atomics (never plain
  * memcpy), so the seqlock is data-race free in C11 terms and ThreadSanitizer sees no race. */
 #include "shadow/page_map.h"
+#include "process/util.h"
 
 #include <sched.h>
 #include <string.h>
@@ -516,8 +517,9 @@ static bool read_retry(hs_page_map *m, unsigned before)
     return atomic_load_explicit(&m->seq, memory_order_relaxed) != before;
 }
 
-/* The record of the span holding addr (exact: beginning at addr), copied into *out; 0: none. */
-static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+/* The record of the span holding addr (exact: beginning at addr), copied into *out; 0: none.
+ * *seen: the map's version the answer holds for (even). */
+static uint32_t lookup_seen(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out, unsigned *seen)
 {
     for (;;) {
         unsigned before = read_begin(m);
@@ -537,11 +539,69 @@ static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
             continue;
         if (found)
             *out = s;
+        *seen = before;
         return found ? r : 0;
     }
 }
 
-bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, false, out) != 0; }
+static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+{
+    unsigned seen;
+    return lookup_seen(m, addr, exact, out, &seen);
+}
+
+/* Each thread's last few answers, each good while the map's version is the one it was read at:
+ * any change to the map (an insert, a free, a record restamped) moves the version, so a hit is
+ * exactly what a lookup would answer now.  A launch looks up each pointer argument, and a
+ * program launches on the same few buffers between its allocations: at 1M allocations a lookup
+ * is two cache misses (the page word, the record), a hit none.  The version is 32 bits: an
+ * entry could be taken for current only if exactly 2^32 writes happened since it was read. */
+enum { FIND_CACHE = 4 };
+typedef struct find_cache {
+    unsigned next;
+    struct find_entry {
+        const hs_page_map *map;
+        unsigned seen;
+        hs_span span;
+    } e[FIND_CACHE];
+} find_cache;
+/* A pointer, the entries mapped at a thread's first lookup: static TLS is carved out of each
+ * thread's stack by glibc, and a thread made with a 16 KiB stack has none to spare. */
+static HS_TLS find_cache *my_finds;
+static HS_TLS bool my_finds_failed;
+
+static find_cache *finds(void)
+{
+    if (HS_UNLIKELY(!my_finds) && !my_finds_failed) {
+        void *p = mmap(NULL, sizeof(find_cache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        my_finds_failed = p == MAP_FAILED;
+        my_finds = my_finds_failed ? NULL : p;
+    }
+    return my_finds;
+}
+
+bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
+{
+    find_cache *fc = finds();
+    if (HS_UNLIKELY(!fc))
+        return lookup(m, addr, false, out) != 0;
+    unsigned now = atomic_load_explicit(&m->seq, memory_order_acquire);
+    for (int i = 0; i < FIND_CACHE; i++) {
+        struct find_entry *e = &fc->e[i];
+        if (e->map == m && e->seen == now && span_contains(&e->span, addr)) {
+            *out = e->span;
+            return true;
+        }
+    }
+    unsigned seen;
+    if (!lookup_seen(m, addr, false, out, &seen))
+        return false;
+    struct find_entry *e = &fc->e[fc->next++ % FIND_CACHE];
+    e->map = m;
+    e->seen = seen;
+    e->span = *out;
+    return true;
+}
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out) != 0; }
 uint32_t hs_pm_find_ref(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out) { return lookup(m, addr, exact, out); }
 void hs_pm_set_tag(hs_page_map *m, uint8_t (*tag_of)(const hs_span *)) { m->tag_of = tag_of; }

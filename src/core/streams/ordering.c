@@ -10,6 +10,24 @@ static atomic_bool legacy_waited_on_event;
 
 static uint64_t last_seq(hs_stream *s) { return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE); }
 
+/* A clock's used entries only: a whole one is 32 entries (~520 bytes), and a sync copied all of
+ * them (a `rep movs` that was the largest part of a sync's added cost); nothing reads past n. */
+static void vc_copy(hs_vclock *to, const hs_vclock *from)
+{
+    to->n = from->n;
+    memcpy(to->e, from->e, (size_t)from->n * sizeof from->e[0]);
+}
+
+/* The stream's next operation number.  Its writers all hold s->lock, so the count is stored, not
+ * incremented with a locked instruction (a launch's, a copy's: one fewer bus lock each); readers
+ * without the lock load it atomically. */
+static uint64_t next_seq_locked(hs_stream *s)
+{
+    uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&s->seq, seq, __ATOMIC_RELEASE);
+    return seq;
+}
+
 /* ---- vector clocks ---- */
 
 static uint64_t vc_get(const hs_vclock *vc, uint32_t stream)
@@ -198,7 +216,7 @@ void hs_order_append(hs_stream *s, hs_pending_op *op)
     pthread_mutex_lock(&s->lock);
     legacy_order_locked(s);
     retire_locked(s);
-    op->seq = __atomic_add_fetch(&s->seq, 1, __ATOMIC_RELEASE);
+    op->seq = next_seq_locked(s);
     append_locked(s, op);
     pthread_mutex_unlock(&s->lock);
 }
@@ -235,7 +253,7 @@ void hs_order_snapshot(hs_stream *s, hs_vclock *out)
 {
     pthread_mutex_lock(&s->lock);
     legacy_order_locked(s);
-    *out = s->vc;
+    vc_copy(out, &s->vc);
     uint64_t seq = s->seq;
     pthread_mutex_unlock(&s->lock);
     vc_raise(out, s->index, seq);
@@ -257,7 +275,7 @@ uint64_t hs_order_enqueue(hs_stream *s)
     pthread_mutex_lock(&s->lock);
     legacy_order_locked(s);
     retire_locked(s);
-    uint64_t seq = __atomic_add_fetch(&s->seq, 1, __ATOMIC_RELEASE);
+    uint64_t seq = next_seq_locked(s);
     pthread_mutex_unlock(&s->lock);
     return seq;
 }

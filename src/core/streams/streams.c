@@ -282,6 +282,13 @@ hs_stream *hs_stream_get(uintptr_t handle)
     return hs_stream_by_index((uint32_t)s.id);
 }
 
+hs_stream *hs_stream_of_state(uintptr_t handle, const hs_span *info)
+{
+    if (handle && handle != st.legacy_handle && handle != st.per_thread_handle && info->base == handle && info->size)
+        return hs_stream_by_index((uint32_t)info->id);
+    return hs_stream_get(handle);
+}
+
 void hs_event_created(uintptr_t handle, int device)
 {
     pthread_mutex_lock(&st.lock);
