@@ -64,8 +64,10 @@ int main(int argc, char **argv)
         hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
     hipStreamSynchronize(s);
 
+    int n_launch = want("launch") ? calls : 0, n_copy = want("copy") ? calls : 0, n_sync = want("sync") ? calls : 0;
+    int n_alloc = want("alloc") || want("free") ? calls : 0, n_free = want("free") ? calls : 0;
     double t0 = now_ns();
-    for (int c = 0; c < calls && want("launch"); c++) {
+    for (int c = 0; c < n_launch; c++) {
         hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
         if ((c & 255) == 255)
             hipStreamSynchronize(s);
@@ -75,24 +77,24 @@ int main(int argc, char **argv)
     char host[32];
     unsigned rng = 12345;
     t0 = now_ns();
-    for (int c = 0; c < calls && want("copy"); c++) {
+    for (int c = 0; c < n_copy; c++) {
         rng = rng * 1103515245u + 12345u;
         hipMemcpy(host, (char *)allocs[(rng >> 8) % (unsigned)live] + 64, sizeof host, hipMemcpyDeviceToHost);
     }
     double copy = (now_ns() - t0) / calls;
 
     t0 = now_ns();
-    for (int c = 0; c < calls && (want("alloc") || want("free")); c++)
+    for (int c = 0; c < n_alloc; c++)
         if (hipMalloc(&fresh[c], 256) != hipSuccess)
             return 1;
     double alloc = (now_ns() - t0) / calls;
     t0 = now_ns();
-    for (int c = 0; c < calls && want("free"); c++)
+    for (int c = 0; c < n_free; c++)
         hipFree(fresh[c]);
     double freed = (now_ns() - t0) / calls;
 
     t0 = now_ns();
-    for (int c = 0; c < calls && want("sync"); c++)
+    for (int c = 0; c < n_sync; c++)
         hipStreamSynchronize(s);
     double sync = (now_ns() - t0) / calls;
     printf("launch %.1f copy %.1f alloc %.1f free %.1f sync %.1f\n", launch, copy, alloc, freed, sync);

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""CI for the CPU-side benchmarks (no timing is checked): bench_events runs under hipshadow on the
+simulator and prints its five figures, and hipshadow's stats=1 line counts the events it made;
+tests/gpu/bench_engines.py compiles, answers --help and plans with --dry-run.
+Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY"""
+import os
+import re
+import subprocess
+import sys
+
+launcher, bench, simhip, engines = sys.argv[1:5]
+env = dict(os.environ, SIMHIP_NULL="1", LD_LIBRARY_PATH=simhip)
+env.pop("HIPSHADOW_OPTIONS", None)
+calls = 2000
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "100", str(calls)], capture_output=True, text=True,
+                   env=env, timeout=300)
+problems = []
+if p.returncode == 77:
+    print("SKIP: no simulated kernels (no AMD code object was built)")
+    sys.exit(77)
+figures = dict(zip(p.stdout.split()[0::2], p.stdout.split()[1::2]))
+if p.returncode != 0 or set(figures) != {"launch", "copy", "alloc", "free", "sync"}:
+    problems.append(f"bench_events: exit {p.returncode}, output {p.stdout!r}")
+m = re.search(r"^hipshadow: STATS (.*)$", p.stderr, re.M)
+stats = {k: int(v) for k, v in (w.split("=") for w in m.group(1).split())} if m else {}
+want = {"launch": calls, "alloc": calls, "free": calls, "sync": calls}
+for k, n in want.items():
+    if stats.get(k, 0) < n:
+        problems.append(f"STATS {k}={stats.get(k)}: fewer than the {n} the benchmark made")
+if stats.get("copy", 0) + stats.get("copy_fast", 0) < calls:
+    problems.append(f"STATS copy+copy_fast={stats.get('copy', 0) + stats.get('copy_fast', 0)} < {calls}")
+if "findings" in p.stderr and " 0 findings" not in p.stderr:
+    problems.append("findings in a clean benchmark: " + p.stderr[-800:])
+for extra in (["--help"], ["--dry-run"]):
+    r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
+        problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
+for line in problems:
+    print("FAIL:", line)
+print("ok" if not problems else f"{len(problems)} problems")
+sys.exit(1 if problems else 0)
