@@ -234,12 +234,3 @@ bool hs_runtime_cause(const hs_rule_input *in, hs_cause *out)
     }
     return false;
 }
-
-bool hs_runtime_rule_row(int i, const char **name, const char **sentence)
-{
-    if (i < 0 || (size_t)i >= sizeof rules / sizeof *rules)
-        return false;
-    *name = rules[i].name;
-    *sentence = rules[i].sentence;
-    return true;
-}

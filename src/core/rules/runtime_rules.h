@@ -28,7 +28,4 @@ typedef struct hs_cause {
 /* The first row that decides; false when none does (a row that cannot decide says nothing). */
 bool hs_runtime_cause(const hs_rule_input *in, hs_cause *out);
 
-/* Row i of the table (name and sentence), for tests and the README; false past the end. */
-bool hs_runtime_rule_row(int i, const char **name, const char **sentence);
-
 #endif
