@@ -14,7 +14,10 @@
 #include "shadow/regions.h"
 #include "torch/blocks.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { MAX_ACCESSES = HS_LAUNCH_MAX_ARGS + 2 };
 
@@ -26,13 +29,39 @@ typedef struct one {
     hs_access a;
 } one;
 
-/* This thread's call: from its gather to its model update (calls do not nest). */
-static HS_TLS struct {
+/* This thread's call: from its gather to its model update (calls do not nest).  Mapped at the
+ * thread's first tracked call and given back when the thread exits: as thread-local storage its
+ * kilobytes would come off every thread's stack, which a thread made with a small one (16 KiB)
+ * cannot spare. */
+typedef struct call_accesses {
     hs_access_facts facts;
     int n;
     one v[MAX_ACCESSES];
     hs_vclock clock;
-} cur;
+} call_accesses;
+static HS_TLS call_accesses *cur;
+static HS_TLS bool cur_failed;
+static pthread_key_t cur_key;
+static pthread_once_t cur_key_once = PTHREAD_ONCE_INIT;
+
+static void unmap_accesses(void *p) { munmap(p, sizeof(call_accesses)); }
+static void make_key(void) { pthread_key_create(&cur_key, unmap_accesses); }
+
+/* This thread's record; NULL when it could not be mapped (the call is then not tracked). */
+static call_accesses *mine(void)
+{
+    if (HS_LIKELY(cur) || cur_failed)
+        return cur;
+    pthread_once(&cur_key_once, make_key);
+    void *p = mmap(NULL, sizeof(call_accesses), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        cur_failed = true;
+        return NULL;
+    }
+    cur = p;
+    pthread_setspecific(cur_key, p);
+    return cur;
+}
 
 static bool tracked_kind(uint32_t kind) { return hs_mem_kind_is_device(kind) && kind != HS_MEM_MANAGED; }
 
@@ -51,12 +80,12 @@ static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
 
 static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s, bool write)
 {
-    if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur.n == MAX_ACCESSES)
+    if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur->n == MAX_ACCESSES)
         return NULL;
     uint64_t lo = s->ptr - s->alloc.base, ext = s->extent ? s->extent : c->bytes;
     if (lo >= s->alloc.size || !ext)
         return NULL;
-    one *o = &cur.v[cur.n++];
+    one *o = &cur->v[cur->n++];
     o->id = s->alloc.id;
     o->base = s->alloc.base;
     o->size = s->alloc.size;
@@ -70,7 +99,7 @@ static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s
 
 static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_arg *x, const char *kernel)
 {
-    if (x->state != HS_ARG_LIVE || cur.n == MAX_ACCESSES)
+    if (x->state != HS_ARG_LIVE || cur->n == MAX_ACCESSES)
         return NULL;
     hs_span span;
     if (hs_shadow_lookup(x->value, &span) != HS_WHERE_LIVE || !tracked_kind(span.kind))
@@ -86,7 +115,7 @@ static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_a
         hi = span.size;
     if (lo >= hi)
         return NULL;
-    one *o = &cur.v[cur.n++];
+    one *o = &cur->v[cur->n++];
     o->id = span.id;
     o->base = span.base;
     o->size = span.size;
@@ -109,15 +138,17 @@ static bool take_clock(hs_call_state *st)
 {
     if (!st->stream)
         return false;
-    hs_order_snapshot(st->stream, &cur.clock);
+    hs_order_snapshot(st->stream, &cur->clock);
     return true;
 }
 
 void hs_gather_accesses(const hs_call *c, hs_call_state *st)
 {
     hs_facts *f = &st->facts;
-    cur.n = 0;
-    memset(&cur.facts, 0, offsetof(hs_access_facts, race));
+    if (!mine())
+        return;
+    cur->n = 0;
+    memset(&cur->facts, 0, offsetof(hs_access_facts, race));
     if (c->op == HS_OP_LAUNCH) {
         const hs_kernel_info *k = hs_kernel_info_of(c);
         for (int i = 0; i < f->n_args; i++)
@@ -127,53 +158,53 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
         if (c->op == HS_OP_COPY)
             add_side(c, st, &f->src, false);
     }
-    if (!cur.n)
+    if (!cur->n)
         return;
     bool clock = hs_access_races() && take_clock(st);
     bool initcheck = hs_access_initcheck();
-    for (int i = 0; i < cur.n; i++) {
-        const one *o = &cur.v[i];
-        if (clock && !cur.facts.has_race &&
-            hs_access_find_race(o->id, o->base, o->size, &o->a, &cur.clock, &cur.facts.race)) {
-            cur.facts.has_race = true;
-            cur.facts.race.side = o->a.launch ? HS_SIDE_DST : o->a.write ? HS_SIDE_DST : HS_SIDE_SRC;
-            cur.facts.race.mine.stack = 0; /* the call's own: the finding's */
+    for (int i = 0; i < cur->n; i++) {
+        const one *o = &cur->v[i];
+        if (clock && !cur->facts.has_race &&
+            hs_access_find_race(o->id, o->base, o->size, &o->a, &cur->clock, &cur->facts.race)) {
+            cur->facts.has_race = true;
+            cur->facts.race.side = o->a.launch ? HS_SIDE_DST : o->a.write ? HS_SIDE_DST : HS_SIDE_SRC;
+            cur->facts.race.mine.stack = 0; /* the call's own: the finding's */
         }
         /* initcheck: a copy's source read; a kernel's argument it may read */
-        if (initcheck && o->reads && !cur.facts.has_uninit &&
+        if (initcheck && o->reads && !cur->facts.has_uninit &&
             hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, o->a.open,
-                                     &cur.facts.uninit)) {
-            cur.facts.has_uninit = true;
-            cur.facts.uninit.side = o->a.launch ? HS_SIDE_DST : HS_SIDE_SRC;
+                                     &cur->facts.uninit)) {
+            cur->facts.has_uninit = true;
+            cur->facts.uninit.side = o->a.launch ? HS_SIDE_DST : HS_SIDE_SRC;
         }
     }
     /* A launch's finding names the allocation of the argument at fault. */
-    if (c->op == HS_OP_LAUNCH && f->dst.where == HS_WHERE_NONE && (cur.facts.has_race || cur.facts.has_uninit)) {
-        uint64_t id = cur.facts.has_race ? cur.facts.race.alloc_id : cur.facts.uninit.alloc_id;
-        for (int i = 0; i < cur.n; i++)
-            if (cur.v[i].id == id) {
-                f->dst.ptr = cur.v[i].base + cur.v[i].a.lo;
-                f->dst.extent = cur.v[i].a.hi - cur.v[i].a.lo;
+    if (c->op == HS_OP_LAUNCH && f->dst.where == HS_WHERE_NONE && (cur->facts.has_race || cur->facts.has_uninit)) {
+        uint64_t id = cur->facts.has_race ? cur->facts.race.alloc_id : cur->facts.uninit.alloc_id;
+        for (int i = 0; i < cur->n; i++)
+            if (cur->v[i].id == id) {
+                f->dst.ptr = cur->v[i].base + cur->v[i].a.lo;
+                f->dst.extent = cur->v[i].a.hi - cur->v[i].a.lo;
                 f->dst.where = HS_WHERE_LIVE;
                 hs_shadow_lookup(f->dst.ptr, &f->dst.alloc);
                 break;
             }
     }
-    f->access = &cur.facts;
+    f->access = &cur->facts;
 }
 
 void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
 {
     (void)c;
-    if (!st->facts.access)
+    if (!st->facts.access || !cur)
         return;
     uint32_t stack = hs_access_races() && seq ? (st->stack ? st->stack : hs_stack_capture()) : st->stack;
-    for (int i = 0; i < cur.n; i++) {
-        one *o = &cur.v[i];
+    for (int i = 0; i < cur->n; i++) {
+        one *o = &cur->v[i];
         o->a.seq = seq;
         o->a.stack = stack;
         /* initcheck: a kernel that says it only reads writes nothing */
         hs_access_add(o->id, o->base, o->size, &o->a);
     }
-    cur.n = 0;
+    cur->n = 0;
 }
