@@ -14,7 +14,8 @@
                      here first): planted bugs on tensors, zero findings on real workloads (with the
                      tracking checked active), the fallbacks, and recorded traces (into $OUT)
   run_gpu.py torch-bench   GPT-2 tokens/s and a training step's time, plain and with block tracking
-Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu)."""
+Paths: HS_LAUNCHER (build/tools/hipshadow), HS_GPU (build/tests/gpu).  HS_EXTRA_OPTIONS (key=value:...)
+is added to every run under hipshadow (e.g. initcheck=1: the same programs with that check on)."""
 import json
 import os
 import shutil
@@ -37,7 +38,8 @@ def run(cmd, preload=True, options=(), env_extra=None, timeout=600):
         full = cmd
         if preload:
             full = [launcher, "--cuda", "--findings", findings]
-            for o in options:
+            extra = [o for o in os.environ.get("HS_EXTRA_OPTIONS", "").split(":") if o]
+            for o in list(options) + extra:
                 full += ["--option", o]
             full += ["--"] + cmd
         env = dict(os.environ, **(env_extra or {}))
