@@ -38,7 +38,7 @@ enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
     X(SYNC, 7, 1, hs_log_sync)                            \
     X(STREAM, 8, 1, hs_log_stream)                        \
     X(EVENT, 9, 1, hs_log_event)                          \
-    X(FINDING, 10, 1, hs_log_finding)                     \
+    X(FINDING, 10, 2, hs_log_finding)                     \
     X(API_NAME, 11, 1, hs_log_api_name)                   \
     X(LAUNCH, 12, 1, hs_log_launch)                       \
     X(KERNEL_NAME, 13, 1, hs_log_kernel_name)             \
@@ -246,6 +246,70 @@ typedef struct hs_log_finding {
     uint32_t alloc_stack;
     uint32_t free_stack;
 } hs_log_finding;
+
+/* FINDING version 2: what a finding adds past its fixed fields, as parts after hs_log_finding,
+ * each an hs_log_part header then its payload (`size` bytes in all, header included).  The
+ * record's size covers them: a version-1 reader reads the fixed fields and steps over the rest;
+ * a reader skips a part whose kind it does not know.  Version-1 records have no parts. */
+enum { HS_LOG_PART_CAUSE = 1, HS_LOG_PART_RACE = 2, HS_LOG_PART_UNINIT = 3 };
+enum { HS_LOG_PART_TEXT_MAX = 1024 }; /* longer strings (kernel names) are cut there */
+
+typedef struct hs_log_part {
+    uint16_t kind;                  /* HS_LOG_PART_* */
+    uint16_t reserved;
+    uint32_t size;
+} hs_log_part;
+
+/* CAUSE (runtime-error): followed by the rule's name (rule_bytes), then the sentence (text_bytes). */
+typedef struct hs_log_cause {
+    hs_log_part p;
+    uint16_t rule_bytes;
+    uint16_t text_bytes;
+    uint32_t reserved;
+} hs_log_cause;
+
+/* One access of an allocation by one call (a stream-race's two, an uninitialized-read's short write). */
+enum { HS_LOG_ACCESS_WRITE = 1, HS_LOG_ACCESS_ASSUMED = 2, HS_LOG_ACCESS_LAUNCH = 4, HS_LOG_ACCESS_OPEN = 8 };
+enum { HS_LOG_ACCESS_COPY = 1, HS_LOG_ACCESS_MEMSET = 2, HS_LOG_ACCESS_KERNEL = 3 };
+typedef struct hs_log_access {
+    uint64_t lo, hi;                /* offsets from the allocation's base */
+    uint64_t seq;                   /* its stream's operation number; 0: synchronous */
+    uint64_t time_ns;
+    uint64_t bytes;                 /* what the call asked for */
+    uint64_t stream;
+    uint64_t caller;                /* the program's return address */
+    uint32_t stack;                 /* 0: none */
+    uint32_t thread;
+    uint16_t api;
+    uint8_t op;                     /* HS_LOG_ACCESS_COPY / _MEMSET / _KERNEL */
+    uint8_t arg;                    /* a launch: the argument's index */
+    uint8_t flags;                  /* HS_LOG_ACCESS_* */
+    uint8_t reserved;
+    uint16_t kernel_bytes;          /* a launch's kernel name, in the part after its fixed fields; 0: none */
+} hs_log_access;
+
+/* RACE (stream-race): followed by mine's kernel name, then other's (their kernel_bytes). */
+typedef struct hs_log_race {
+    hs_log_part p;
+    uint64_t alloc_id, alloc_base, alloc_size;
+    uint64_t lo, hi;                /* the overlap, offsets from alloc_base */
+    hs_log_access mine, other;      /* this call's access; the earlier one on another stream */
+} hs_log_race;
+
+/* UNINIT (uninitialized-read): [lo, hi) read; never-written ranges (gaps, up to 4 kept, n_gaps
+ * counts all), written ranges, and the last write not by a kernel. */
+enum { HS_LOG_UNINIT_RANGES = 4 };
+typedef struct hs_log_uninit {
+    hs_log_part p;
+    uint64_t alloc_id, alloc_base, alloc_size;
+    uint64_t lo, hi;
+    uint32_t n_gaps, n_written;
+    uint64_t gaps[HS_LOG_UNINIT_RANGES][2], written[HS_LOG_UNINIT_RANGES][2];
+    uint8_t has_last_write;
+    uint8_t kernel;                 /* a kernel reads it (not a copy) */
+    uint8_t reserved[6];
+    hs_log_access last_write;
+} hs_log_uninit;
 
 /* KERNEL_NAME (metadata): the name of a kernel-name id used by LAUNCH records, written once per
  * distinct name before the first launch that uses it.  Followed by the name (name_bytes, no

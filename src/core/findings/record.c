@@ -222,14 +222,106 @@ void hs_record_launch(const hs_call *c, hs_call_state *st, int result)
     hs_log_commit(r);
 }
 
+/* ---- the parts a finding adds past its fixed fields (log_format.h, FINDING version 2) ---- */
+
+static uint16_t text_bytes(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return (uint16_t)(n < HS_LOG_PART_TEXT_MAX ? n : HS_LOG_PART_TEXT_MAX);
+}
+
+static uint8_t access_op(uint8_t op)
+{
+    return op == HS_OP_LAUNCH ? HS_LOG_ACCESS_KERNEL : op == HS_OP_MEMSET ? HS_LOG_ACCESS_MEMSET : HS_LOG_ACCESS_COPY;
+}
+
+static hs_log_access log_access(const hs_access *a)
+{
+    return (hs_log_access){.lo = a->lo, .hi = a->hi, .seq = a->seq, .time_ns = a->time_ns, .bytes = a->bytes,
+                           .stream = a->stream, .caller = a->caller, .stack = a->stack, .thread = a->thread,
+                           .api = a->api, .op = access_op(a->op), .arg = a->arg,
+                           .flags = (uint8_t)((a->write ? HS_LOG_ACCESS_WRITE : 0) | (a->assumed ? HS_LOG_ACCESS_ASSUMED : 0) |
+                                              (a->launch ? HS_LOG_ACCESS_LAUNCH : 0) | (a->open ? HS_LOG_ACCESS_OPEN : 0)),
+                           .kernel_bytes = a->launch ? text_bytes(a->kernel) : 0};
+}
+
+/* What this finding's parts need (0: none), and the race or uninit they say. */
+static uint32_t parts_size(const hs_event *e, const hs_race **race, const hs_uninit **uninit)
+{
+    uint32_t n = 0;
+    *race = NULL;
+    *uninit = NULL;
+    if (e->cause)
+        n += (uint32_t)(sizeof(hs_log_cause) + text_bytes(e->cause_rule) + text_bytes(e->cause));
+    const hs_access_facts *a = e->facts ? e->facts->access : NULL;
+    if (a && e->finding->kind == HS_KIND_STREAM_RACE && a->has_race) {
+        *race = &a->race;
+        n += (uint32_t)(sizeof(hs_log_race) + (a->race.mine.launch ? text_bytes(a->race.mine.kernel) : 0) +
+                        (a->race.other.launch ? text_bytes(a->race.other.kernel) : 0));
+    } else if (a && e->finding->kind == HS_KIND_UNINITIALIZED_READ && a->has_uninit) {
+        *uninit = &a->uninit;
+        n += (uint32_t)(sizeof(hs_log_uninit) + (a->uninit.last_write.launch ? text_bytes(a->uninit.last_write.kernel) : 0));
+    }
+    return n;
+}
+
+static uint8_t *put_text(uint8_t *p, const char *s, uint16_t n)
+{
+    if (n)
+        memcpy(p, s, n);
+    return p + n;
+}
+
+static void write_parts(uint8_t *p, const hs_event *e, const hs_race *race, const hs_uninit *uninit)
+{
+    if (e->cause) {
+        hs_log_cause c = {.p = {.kind = HS_LOG_PART_CAUSE}, .rule_bytes = text_bytes(e->cause_rule),
+                          .text_bytes = text_bytes(e->cause)};
+        c.p.size = (uint32_t)(sizeof c + c.rule_bytes + c.text_bytes);
+        memcpy(p, &c, sizeof c);
+        p = put_text(put_text(p + sizeof c, e->cause_rule, c.rule_bytes), e->cause, c.text_bytes);
+    }
+    if (race) {
+        hs_log_race r = {.p = {.kind = HS_LOG_PART_RACE}, .alloc_id = race->alloc_id, .alloc_base = race->alloc_base,
+                         .alloc_size = race->alloc_size, .lo = race->lo, .hi = race->hi,
+                         .mine = log_access(&race->mine), .other = log_access(&race->other)};
+        r.p.size = (uint32_t)(sizeof r + r.mine.kernel_bytes + r.other.kernel_bytes);
+        memcpy(p, &r, sizeof r);
+        p = put_text(put_text(p + sizeof r, race->mine.kernel, r.mine.kernel_bytes), race->other.kernel, r.other.kernel_bytes);
+    }
+    if (uninit) {
+        hs_log_uninit u = {.p = {.kind = HS_LOG_PART_UNINIT}, .alloc_id = uninit->alloc_id,
+                           .alloc_base = uninit->alloc_base, .alloc_size = uninit->alloc_size, .lo = uninit->lo,
+                           .hi = uninit->hi, .n_gaps = uninit->n_gaps, .n_written = uninit->n_written,
+                           .has_last_write = uninit->has_last_write, .kernel = e->call->op == HS_OP_LAUNCH};
+        _Static_assert((int)HS_GAPS_MAX == (int)HS_LOG_UNINIT_RANGES, "an uninitialized-read's ranges fit its part");
+        for (int i = 0; i < HS_GAPS_MAX; i++) {
+            u.gaps[i][0] = uninit->gaps[i].lo, u.gaps[i][1] = uninit->gaps[i].hi;
+            u.written[i][0] = uninit->written[i].lo, u.written[i][1] = uninit->written[i].hi;
+        }
+        if (uninit->has_last_write)
+            u.last_write = log_access(&uninit->last_write);
+        u.p.size = (uint32_t)(sizeof u + u.last_write.kernel_bytes);
+        memcpy(p, &u, sizeof u);
+        put_text(p + sizeof u, uninit->last_write.kernel, u.last_write.kernel_bytes);
+    }
+}
+
 uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
 {
     uint32_t seq = atomic_fetch_add(&finding_seq, 1) + 1;
     if (st && !st->first_finding)
         st->first_finding = seq;
-    hs_log_finding *r = begin_zeroed(HS_LOG_FINDING, sizeof *r);
+    if (!hs_log_on())
+        return seq;
+    const hs_race *race;
+    const hs_uninit *uninit;
+    uint32_t extra = parts_size(e, &race, &uninit);
+    hs_log_finding *r = begin_zeroed(HS_LOG_FINDING, (uint32_t)sizeof *r + extra);
     if (!r)
         return seq;
+    r->h.version = 2;
+    write_parts((uint8_t *)(r + 1), e, race, uninit);
     const hs_call *c = e->call;
     const hs_finding *fi = e->finding;
     r->time_ns = e->time_ns;
