@@ -182,9 +182,9 @@ static void findings_table(FILE *out, hsr_set *set)
     hsr_log *l;
     const hs_log_finding *f;
     for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
-        char msg[512], file[512] = "", where[600] = "";
+        char msg[4096], file[512] = "", where[600] = "";
         int line = 0;
-        hsr_finding_message(l, f, msg, sizeof msg);
+        hsr_finding_message_full(l, f, msg, sizeof msg);
         if (hsr_own_frame(l, f->stack, file, sizeof file, &line))
             snprintf(where, sizeof where, "%s:%d", file, line);
         fprintf(out, "<tr class=\"%s\"><td>%u</td><td>%s</td><td>%s</td><td>", hsr_severity_name(f->severity), f->seq,

@@ -53,6 +53,81 @@ enum {
 /* The log's direction byte: HS_DIR numbering (0..4), 255 for a finding that is not a copy. */
 enum { HS_DIR_DEFAULT_LOG = 4 };
 
+/* A finding's parts (hsr_finding_parts_of) with the findings file's names and types:
+ * src/core/findings/report_json.c and report_races.c write the same. */
+static void access_json(FILE *out, hsr_log *log, const char *key, const hs_log_access *a, const char *kernel,
+                        uint64_t base, uint32_t stack)
+{
+    fprintf(out, "\"%s\":{\"api\":", key);
+    hsr_json_string(out, hsr_api_name(log, a->api));
+    fprintf(out, ",\"stream\":\"0x%llx\",\"seq\":%llu,\"access\":\"%s\",\"known\":%s,\"offset\":%llu,\"bytes\":%llu,"
+                 "\"ptr\":\"0x%llx\"", (unsigned long long)a->stream, (unsigned long long)a->seq,
+            a->flags & HS_LOG_ACCESS_WRITE ? "write" : "read", a->flags & HS_LOG_ACCESS_ASSUMED ? "false" : "true",
+            (unsigned long long)a->lo, (unsigned long long)(a->hi - a->lo), (unsigned long long)(base + a->lo));
+    if (a->flags & HS_LOG_ACCESS_LAUNCH) {
+        fprintf(out, ",\"kernel\":");
+        if (a->kernel_bytes)
+            hsr_json_string(out, kernel);
+        else
+            fprintf(out, "null");
+        fprintf(out, ",\"arg\":%u", a->arg);
+    }
+    fprintf(out, ",\"thread\":%u,\"stack_id\":%u,\"stack\":", a->thread, stack);
+    stack_strings(out, log, stack);
+    fputc('}', out);
+}
+
+static void ranges_json(FILE *out, const char *key, uint32_t count, const uint64_t (*r)[2], uint64_t base)
+{
+    fprintf(out, ",\"%s\":[", key);
+    for (uint32_t i = 0; i < count && i < HS_LOG_UNINIT_RANGES; i++)
+        fprintf(out, "%s{\"ptr\":\"0x%llx\",\"offset\":%llu,\"bytes\":%llu}", i ? "," : "",
+                (unsigned long long)(base + r[i][0]), (unsigned long long)r[i][0], (unsigned long long)(r[i][1] - r[i][0]));
+    fputc(']', out);
+}
+
+static void parts_json(FILE *out, hsr_log *log, const hs_log_finding *f)
+{
+    hsr_finding_parts p;
+    if (!hsr_finding_parts_of(f, &p))
+        return;
+    if (p.has_cause) {
+        fprintf(out, ",%s", KEY(cause));
+        hsr_json_string(out, p.cause);
+        fprintf(out, ",%s", KEY(cause_rule));
+        hsr_json_string(out, p.cause_rule);
+    }
+    if (p.has_race) {
+        const hs_log_race *r = &p.race;
+        fprintf(out, ",%s{\"alloc_id\":%llu,\"ptr\":\"0x%llx\",\"offset\":%llu,\"bytes\":%llu,", KEY(race),
+                (unsigned long long)r->alloc_id, (unsigned long long)(r->alloc_base + r->lo), (unsigned long long)r->lo,
+                (unsigned long long)(r->hi - r->lo));
+        access_json(out, log, "this", &r->mine, p.mine_kernel, r->alloc_base, f->stack);
+        fputc(',', out);
+        access_json(out, log, "other", &r->other, p.other_kernel, r->alloc_base, r->other.stack);
+        const char *pre = hsr_call_prefix(hsr_api_name(log, r->mine.api));
+        fprintf(out, ",\"order_with\":\"%sEventRecord on stream 0x%llx after the other call, %sStreamWaitEvent on stream "
+                     "0x%llx before this one; or %sStreamSynchronize of stream 0x%llx before this call\"}",
+                pre, (unsigned long long)r->other.stream, pre, (unsigned long long)r->mine.stream, pre,
+                (unsigned long long)r->other.stream);
+    }
+    if (p.has_uninit) {
+        const hs_log_uninit *u = &p.uninit;
+        fprintf(out, ",%s{\"alloc_id\":%llu,\"offset\":%llu,\"bytes\":%llu", KEY(uninit),
+                (unsigned long long)u->alloc_id, (unsigned long long)u->lo, (unsigned long long)(u->hi - u->lo));
+        ranges_json(out, "never_written", u->n_gaps, (const uint64_t(*)[2])u->gaps, u->alloc_base);
+        ranges_json(out, "written", u->n_written, (const uint64_t(*)[2])u->written, u->alloc_base);
+        if (u->has_last_write) {
+            fprintf(out, ",\"short_write\":{\"api\":");
+            hsr_json_string(out, hsr_api_name(log, u->last_write.api));
+            fprintf(out, ",\"op\":\"%s\",\"offset\":%llu,\"bytes\":%llu}",
+                    u->last_write.op == HS_LOG_ACCESS_MEMSET ? "memset" : "copy", (unsigned long long)u->last_write.lo,
+                    (unsigned long long)(u->last_write.hi - u->last_write.lo));
+        }
+        fputc('}', out);
+    }
+}
+
 static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
 {
     switch (e->type) {
@@ -178,6 +253,7 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
             fprintf(out, ",%snull", KEY(overrun));
         fprintf(out, ",%snull,%s\"0x%llx\",%s", KEY(device), KEY(stream), (unsigned long long)f->stream, KEY(stack));
         stack_strings(out, log, f->stack);
+        parts_json(out, log, f);
         fprintf(out, ",%s%u,%s%llu,%s\"finding\",%s%u,%s%d,%s", KEY(thread), f->thread, KEY(time_ns),
                 (unsigned long long)f->time_ns, KEY(type), KEY(seq), f->seq, KEY(result), f->result, KEY(stack_frames));
         stack_json(out, log, f->stack);

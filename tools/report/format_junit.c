@@ -28,8 +28,8 @@ void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out)
             for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
                 if (f->kind != k)
                     continue;
-                char msg[512];
-                hsr_finding_message(l, f, msg, sizeof msg);
+                char msg[4096];
+                hsr_finding_message_full(l, f, msg, sizeof msg);
                 hsr_xml_string(out, msg);
                 fputc('\n', out);
             }

@@ -121,8 +121,8 @@ void hsr_format_perfetto(hsr_set *set, const hsr_summary *s, FILE *out)
             int tid = track_of(&t, e->log, f->stream, &fresh);
             if (fresh)
                 name_track(out, pid, tid, f->stream);
-            char msg[512];
-            hsr_finding_message(l, f, msg, sizeof msg);
+            char msg[4096];
+            hsr_finding_message_full(l, f, msg, sizeof msg);
             fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"finding\",\"name\":\"%s\",\"pid\":%u,\"tid\":%d,"
                          "\"ts\":%.3f,\"args\":{\"message\":",
                     hsr_kind_name(f->kind), pid, tid, us(s, f->time_ns));

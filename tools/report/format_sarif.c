@@ -16,9 +16,9 @@ void hsr_format_sarif(hsr_set *set, const hsr_summary *s, FILE *out)
     hsr_log *l;
     const hs_log_finding *f;
     for (size_t i = 0; (f = hsr_next_finding(set, &i, &l));) {
-        char msg[512], file[512], uri[3 * sizeof file];
+        char msg[4096], file[512], uri[3 * sizeof file];
         int line = 0;
-        hsr_finding_message(l, f, msg, sizeof msg);
+        hsr_finding_message_full(l, f, msg, sizeof msg);
         const char *level = f->severity == 2 ? "error" : f->severity == 1 ? "warning" : "note";
         fprintf(out, "%s\n{\"ruleId\":\"%s\",\"ruleIndex\":%u,\"level\":\"%s\",\"message\":{\"text\":", n++ ? "," : "",
                 hsr_kind_name(f->kind), f->kind, level);

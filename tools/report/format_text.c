@@ -170,7 +170,23 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
                     arg.how ? "scanned" : "pointer", (unsigned long long)arg.value, (unsigned long long)arg.alloc_id,
                     (long long)arg.offset, hsr_arg_state_name(arg.state));
         }
+        hsr_finding_parts parts;
+        if (hsr_finding_parts_of(f, &parts)) {
+            char details[4096];
+            hsr_finding_details(l, f, &parts, details, sizeof details);
+            for (char *d = details; *d;) {
+                char *e = strchr(d, '\n');
+                if (e)
+                    *e = 0;
+                fprintf(out, "      ");
+                hsr_text_string(out, d);
+                fputc('\n', out);
+                d = e ? e + 1 : d + strlen(d);
+            }
+        }
         print_stack(out, l, f->stack, "at");
+        if (parts.has_race)
+            print_stack(out, l, parts.race.other.stack, "earlier access at");
         print_stack(out, l, f->alloc_stack, "allocated at");
         print_stack(out, l, f->free_stack, "freed at");
     }

@@ -562,3 +562,50 @@ const char *hsr_arg_state_name(unsigned state)
     static const char *const names[] = {"live", "freed", "unknown"};
     return state < 3 ? names[state] : "unknown";
 }
+
+/* A string of n bytes at p, inside [p, end): copied into dst (HS_LOG_PART_TEXT_MAX + 1 bytes);
+ * false when it runs past end. */
+static bool part_text(char *dst, const uint8_t *p, const uint8_t *end, uint32_t n)
+{
+    if (n > HS_LOG_PART_TEXT_MAX || n > (uint64_t)(end - p))
+        return false;
+    memcpy(dst, p, n);
+    dst[n] = 0;
+    return true;
+}
+
+bool hsr_finding_parts_of(const hs_log_finding *f, hsr_finding_parts *out)
+{
+    memset(out, 0, sizeof *out);
+    hs_log_record_header h;
+    memcpy(&h, f, sizeof h);
+    if (h.version < 2 || h.size <= sizeof *f)
+        return false;
+    const uint8_t *p = (const uint8_t *)f + sizeof *f, *end = (const uint8_t *)f + h.size;
+    while ((size_t)(end - p) >= sizeof(hs_log_part)) {
+        hs_log_part part;
+        memcpy(&part, p, sizeof part);
+        if (part.size < sizeof part || part.size > (uint64_t)(end - p))
+            break; /* damaged: the rest is not read */
+        const uint8_t *pend = p + part.size;
+        if (part.kind == HS_LOG_PART_CAUSE && part.size >= sizeof(hs_log_cause)) {
+            hs_log_cause c;
+            memcpy(&c, p, sizeof c);
+            const uint8_t *q = p + sizeof c;
+            out->has_cause = part_text(out->cause_rule, q, pend, c.rule_bytes) &&
+                             part_text(out->cause, q + c.rule_bytes, pend, c.text_bytes);
+        } else if (part.kind == HS_LOG_PART_RACE && part.size >= sizeof(hs_log_race)) {
+            memcpy(&out->race, p, sizeof out->race);
+            const uint8_t *q = p + sizeof out->race;
+            out->has_race = part_text(out->mine_kernel, q, pend, out->race.mine.kernel_bytes) &&
+                            part_text(out->other_kernel, q + out->race.mine.kernel_bytes, pend,
+                                      out->race.other.kernel_bytes);
+        } else if (part.kind == HS_LOG_PART_UNINIT && part.size >= sizeof(hs_log_uninit)) {
+            memcpy(&out->uninit, p, sizeof out->uninit);
+            out->has_uninit = part_text(out->last_write_kernel, p + sizeof out->uninit, pend,
+                                        out->uninit.last_write.kernel_bytes);
+        }
+        p = pend;
+    }
+    return out->has_cause || out->has_race || out->has_uninit;
+}

@@ -101,4 +101,20 @@ hs_log_launch_arg hsr_launch_arg(const hs_log_launch *l, unsigned i);
 const char *hsr_kernel_ref_name(unsigned ref);  /* "host-stub", "module-function", "graph", "host-function" */
 const char *hsr_arg_state_name(unsigned state); /* "live", "freed", "unknown" */
 
+/* What a finding adds past its fixed fields (FINDING version 2, log_format.h): a runtime-error's
+ * cause, a stream-race's two accesses, an uninitialized-read's ranges.  Strings are as the log
+ * holds them (data: escape them for the output), cut at HS_LOG_PART_TEXT_MAX bytes. */
+typedef struct hsr_finding_parts {
+    bool has_cause, has_race, has_uninit;
+    char cause_rule[HS_LOG_PART_TEXT_MAX + 1], cause[HS_LOG_PART_TEXT_MAX + 1];
+    hs_log_race race;                /* copied out: aligned */
+    char mine_kernel[HS_LOG_PART_TEXT_MAX + 1], other_kernel[HS_LOG_PART_TEXT_MAX + 1];
+    hs_log_uninit uninit;
+    char last_write_kernel[HS_LOG_PART_TEXT_MAX + 1];
+} hsr_finding_parts;
+
+/* Reads f's parts into out; false when it has none (a version-1 record, or none that this reader
+ * knows).  A part that does not fit its record, or whose strings run past it, is left out. */
+bool hsr_finding_parts_of(const hs_log_finding *f, hsr_finding_parts *out);
+
 #endif
