@@ -168,6 +168,39 @@ def case_launches_in_report(tmp):
     check("launches: 8" in text and "       8  scale" in text, "text summary counts launches by kernel")
 
 
+def case_finding_details_in_report(tmp):
+    """What a finding adds (a runtime-error's cause, a stream-race's other access, an
+    uninitialized-read's ranges) is in the log: `hipshadow report` says it in every format, the
+    text as the live report's lines."""
+    runs = {"cause": ("runtime_rules", (), ()),
+            "race": ("stream_race", ("kernel-then-copy",), ()),
+            "uninit": ("stream_race", ("uninit-d2h",), ("initcheck=1",)),
+            "short": ("stream_race", ("uninit-short",), ("initcheck=1",))}
+    for name, (program, args, options) in runs.items():
+        sub = os.path.join(tmp, name)
+        os.mkdir(sub)
+        logs = run(sub, program, *args, options=options, expect=None)
+        live = [line.strip() for line in last_proc.stderr.splitlines()]
+        text = report("text", logs)
+        lines = [line.strip() for line in text.splitlines()]
+        said = {"cause": [l for l in live if l.startswith("cause: ")],
+                "race": [l for l in live if l.startswith(("this call: ", "earlier, still in flight: ", "bytes [0x",
+                                                           "to order them: "))],
+                "uninit": [l for l in live if l.startswith(("never written: [0x", "the copy reads [0x"))],
+                "short": [l for l in live if l.startswith(("never written: [0x", "written: [0x", "the memset of"))]}[name]
+        check(said, f"{name}: the live report says nothing to compare with: {last_proc.stderr[-800:]}")
+        for line in said:
+            check(line in lines, f"{name}: `hipshadow report` lacks the live line {line!r}")
+        if name == "race":
+            check("earlier access at:" in lines, f"race: the earlier access's stack is not printed")
+        key = said[0] if said else "?"
+        sarif = json.loads(report("sarif", logs))
+        messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
+        check(any(key in m for m in messages), f"{name}: no SARIF message says {key!r}: {messages[:2]}")
+        check(key.replace("'", "&#39;").replace("<", "&lt;") in report("html", logs) or key in report("html", logs),
+              f"{name}: the HTML findings table does not say {key!r}")
+
+
 def stress_run(tmp, ops):
     """One run of stress_threads (16 threads x ops) under log_mode=full, checked against its own
     counts; the log is removed afterwards.  Returns the wall time."""

@@ -55,15 +55,32 @@ def check_writer(schema, who, finding, own):
             check(False, f"{who}: field {name!r} is not in finding_schema.inc")
             continue
         t, writers = schema[name]
-        check(writers in ("HS_W_BOTH", own), f"{who}: field {name!r} is {writers}, not written by this writer")
+        check(writers in ("HS_W_BOTH", "HS_W_SHARED", own), f"{who}: field {name!r} is {writers}, not written by this writer")
         check(type_ok(t, value), f"{who}: field {name!r} = {value!r} is not {t}")
     for name, (t, writers) in schema.items():
         if writers == "HS_W_BOTH":
             check(name in finding, f"{who}: field {name!r} missing (kind {finding.get('kind')})")
 
 
+def without_stacks(v):
+    """A value with every "stack" array (frame strings) replaced by its length: the two writers name
+    the same frames, the offline reader perhaps better."""
+    if isinstance(v, dict):
+        return {k: (len(x) if k == "stack" and isinstance(x, list) else without_stacks(x)) for k, x in v.items()}
+    if isinstance(v, list):
+        return [without_stacks(x) for x in v]
+    return v
+
+
 def main():
     program, options = sys.argv[1], sys.argv[2:]
+    args, expect = [], None  # --args A,B: the program's arguments; --expect FIELD: some finding has it
+    while options and options[0] in ("--args", "--expect"):
+        if options[0] == "--args":
+            args = options[1].split(",")
+        else:
+            expect = options[1]
+        options = options[2:]
     schema = load_schema()
     with tempfile.TemporaryDirectory() as tmp:
         findings = os.path.join(tmp, "findings.jsonl")
@@ -72,7 +89,7 @@ def main():
             opts += ["--option", o]
         env = dict(os.environ, LD_LIBRARY_PATH=simhip)
         env.pop("HIPSHADOW_OPTIONS", None)
-        proc = subprocess.run([launcher] + opts + ["--", os.path.join(cases, program)], env=env,
+        proc = subprocess.run([launcher] + opts + ["--", os.path.join(cases, program)] + args, env=env,
                               capture_output=True, text=True, timeout=300)
         live = [json.loads(line) for line in open(findings)] if os.path.exists(findings) else []
         logs = sorted(os.path.join(tmp, f) for f in os.listdir(tmp) if f.startswith("hs.") and f.endswith(".log"))
@@ -96,6 +113,16 @@ def main():
             else:
                 check(a[name] == b[name], f"#{i} {a['kind']}: {name} is {a[name]!r} in the findings file, "
                       f"{b[name]!r} in the log")
+        for name, (t, writers) in schema.items():  # said where it applies: by both, the same
+            if writers != "HS_W_SHARED":
+                continue
+            check((name in a) == (name in b), f"#{i} {a['kind']}: {name} is "
+                  f"{'only in the findings file' if name in a else 'only in the log'}")
+            if name in a and name in b:
+                check(without_stacks(a[name]) == without_stacks(b[name]), f"#{i} {a['kind']}: {name} is {a[name]!r} "
+                      f"in the findings file, {b[name]!r} in the log")
+        if expect:
+            check(any(expect in f for f in live), f"{program}: no finding in the findings file says {expect!r}")
         check(set(a) & {n for n, (_, w) in schema.items() if w == "HS_W_BOTH"} ==
               set(b) & {n for n, (_, w) in schema.items() if w == "HS_W_BOTH"}, f"#{i}: the common fields differ")
     print(f"{program}: {len(live)} findings compared field by field")

@@ -115,6 +115,19 @@ def case_markup_injection(tmp):
     apis = {e["record"].get("api") for e in doc["events"]}
     check(any(a and a.startswith("hipMemcpyDtoH</title><script>") and '","x,y"' in a for a in apis),
           f"the API name is kept whole in JSON: {apis}")
+    found = [e["record"] for e in doc["events"] if e["record"].get("type") == "finding"]
+    detailed = [f for f in found if "cause" in f]
+    check(len(detailed) == 1 and detailed[0]["cause"].startswith("cause\nSUMMARY: hipshadow: no findings\x1b[2J\",\"x")
+          and detailed[0]["cause_rule"].startswith("<script>"), f"the cause is kept whole in JSON: {detailed[:1]}")
+    check(detailed and detailed[0].get("race", {}).get("other", {}).get("kernel", "").startswith("k2\x1b]0;title")
+          and detailed[0].get("uninit", {}).get("never_written") == [
+              {"ptr": hex(0x7fe70fe00000 + 252), "offset": 252, "bytes": 4}],
+          f"the race and the ranges are in JSON: {detailed[:1]}")
+    text = got["text"].decode("utf-8", "replace")
+    check("\x1b" not in text and not any(l.lstrip().startswith("SUMMARY") for l in text.splitlines()),
+          "the text report's lines from the finding's parts hold no terminal control and start no line of their own")
+    check("cause: cause\\x0aSUMMARY" in text and "never written: [0x" in text,
+          "the text report says the cause and the ranges")
     rows = list(csv.reader(io.StringIO(got["csv"].decode("utf-8", "replace"), newline="")))
     check(len(rows) == 6, f"CSV: a header and 5 rows (2 copies, 3 launches), got {len(rows)}")
     bad = [len(r) for r in rows if len(r) != 27]

@@ -236,6 +236,54 @@ static void kernel_finding(writer *w, uint64_t t, uint32_t seq, uint64_t stream,
     f->free_stack = 2;
 }
 
+/* A runtime-error whose parts (FINDING version 2) hold hostile strings: a cause, a race between
+ * two kernels whose names break markup and lines, an uninitialized-read's ranges. */
+static void detailed_finding(writer *w, uint64_t t, uint32_t seq, uint64_t base)
+{
+    static const char rule[] = "<script>document.documentElement.setAttribute('data-pwned','rule')</script>";
+    static const char cause[] = "cause\nSUMMARY: hipshadow: no findings\x1b[2J\",\"x\xff<img src=x "
+                                "onerror=\"document.documentElement.setAttribute('data-pwned','cause')\">";
+    static const char k1[] = "=cmd|' /C calc'!A0\r\n<b>k1</b>\xc3\x28";
+    static const char k2[] = "k2\x1b]0;title\x07</td><script>document.documentElement.setAttribute('data-pwned','k2')</script>";
+    uint32_t cause_size = (uint32_t)(sizeof(hs_log_cause) + sizeof rule - 1 + sizeof cause - 1);
+    uint32_t race_size = (uint32_t)(sizeof(hs_log_race) + sizeof k1 - 1 + sizeof k2 - 1);
+    uint32_t size = (uint32_t)sizeof(hs_log_finding) + cause_size + race_size + (uint32_t)sizeof(hs_log_uninit);
+    hs_log_finding *f = put(w->events, HS_LOG_FINDING, size);
+    f->h.version = 2;
+    f->time_ns = t;
+    f->seq = seq;
+    f->thread = w->events->thread;
+    f->api = 2;
+    f->kind = 12; /* runtime-error */
+    f->severity = 2;
+    f->direction = 255;
+    f->stack = 2;
+    f->result = 1;
+    uint8_t *p = (uint8_t *)(f + 1);
+    hs_log_cause c = {.p = {HS_LOG_PART_CAUSE, 0, cause_size}, .rule_bytes = sizeof rule - 1, .text_bytes = sizeof cause - 1};
+    memcpy(p, &c, sizeof c);
+    memcpy(p + sizeof c, rule, sizeof rule - 1);
+    memcpy(p + sizeof c + sizeof rule - 1, cause, sizeof cause - 1);
+    p += cause_size;
+    hs_log_race r = {.p = {HS_LOG_PART_RACE, 0, race_size}, .alloc_id = 1, .alloc_base = base, .alloc_size = 1 << 20,
+                     .lo = 0, .hi = 256};
+    r.mine = (hs_log_access){.hi = 256, .seq = 2, .time_ns = t - 10, .bytes = 256, .stream = 0x77, .stack = 4,
+                             .api = 8, .op = HS_LOG_ACCESS_KERNEL, .flags = HS_LOG_ACCESS_LAUNCH | HS_LOG_ACCESS_WRITE,
+                             .kernel_bytes = sizeof k1 - 1};
+    r.other = (hs_log_access){.hi = 256, .seq = 1, .time_ns = t - 100, .bytes = 256, .stream = 0x78, .stack = 3,
+                              .api = 3, .op = HS_LOG_ACCESS_KERNEL, .flags = HS_LOG_ACCESS_LAUNCH,
+                              .kernel_bytes = sizeof k2 - 1};
+    memcpy(p, &r, sizeof r);
+    memcpy(p + sizeof r, k1, sizeof k1 - 1);
+    memcpy(p + sizeof r + sizeof k1 - 1, k2, sizeof k2 - 1);
+    p += race_size;
+    hs_log_uninit u = {.p = {HS_LOG_PART_UNINIT, 0, sizeof u}, .alloc_id = 1, .alloc_base = base, .alloc_size = 256,
+                       .lo = 0, .hi = 256, .n_gaps = 1, .n_written = 1, .gaps = {{252, 256}}, .written = {{0, 252}},
+                       .has_last_write = 1, .kernel = 1,
+                       .last_write = {.hi = 252, .bytes = 252, .api = 5, .op = HS_LOG_ACCESS_MEMSET, .flags = 1}};
+    memcpy(p, &u, sizeof u);
+}
+
 static void api_name(writer *w, uint16_t api, const char *name)
 {
     hs_log_api_name *a = put(w->meta, HS_LOG_API_NAME, sizeof *a + (uint32_t)strlen(name));
@@ -314,6 +362,7 @@ static writer hostile(const char *module_path, uint64_t offset)
     for (uint32_t k = 1; k <= 3; k++)
         launch(&w, 8, t0 + 6000 + k * 1000, k, 0x77, k, 1, 1, 64, 0, 1, args, 4, k == 3 ? 2 : 0);
     kernel_finding(&w, t0 + 9000, 2, 0x77, base, 1 << 20);
+    detailed_finding(&w, t0 + 9500, 3, base);
     return w;
 }
 
