@@ -437,6 +437,8 @@ CASES = {
         stderr_has=["WARNING: hipshadow: stream-race on hipMemcpyAsync", "earlier, still in flight: hipModuleLaunchKernel",
                     "(hipEventRecord)", "(hipStreamWaitEvent)", "Earlier access (hipModuleLaunchKernel"],
         exit=0),
+    "race_off": dict(
+        program="stream_race", args=["kernel-then-copy"], options="races=0", kinds={}, exit=0),
     "race_copy_then_kernel": dict(
         program="stream_race", args=["copy-then-kernel"], kinds={"stream-race": 1},
         fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",

@@ -218,7 +218,7 @@ static void init_once_body(void)
         return;
     }
     hs_ledger_init((unsigned)options.ledger_size, (unsigned)options.ledger_max);
-    hs_access_init((uint32_t)options.access_history, (uint32_t)options.access_max, options.initcheck);
+    hs_access_init((uint32_t)options.access_history, (uint32_t)options.access_max, options.initcheck, options.races);
     hs_redzones_init(options.redzones);
     hs_environment_init();
     hs_report_init(&options);

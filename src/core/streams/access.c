@@ -35,6 +35,7 @@ typedef struct shard {
 static struct {
     uint32_t history, max;
     bool initcheck;
+    bool races_off;               /* races=0 */
     shard shards[SHARDS];
     atomic_uint records;
     atomic_bool full_said, ring_said, ranges_said;
@@ -44,8 +45,9 @@ static struct {
     _Atomic uint64_t reported[REPORTED_SLOTS];
 } ac = {.history = 16, .max = 65536};
 
-void hs_access_init(uint32_t history, uint32_t max, bool initcheck)
+void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
+    ac.races_off = !races;
     ac.history = history ? history : 1;
     ac.max = max ? max : 1;
     ac.initcheck = initcheck;
@@ -61,13 +63,15 @@ bool hs_access_races(void) { return atomic_load_explicit(&races_live, memory_ord
 
 static void start(void)
 {
+    if (ac.races_off)
+        return;
     atomic_store(&races_live, true);
     atomic_store(&hs_access_live, true);
 }
 
 void hs_access_stream_seen(const hs_stream *s, bool created)
 {
-    if (atomic_load_explicit(&races_live, memory_order_relaxed))
+    if (atomic_load_explicit(&races_live, memory_order_relaxed) || ac.races_off)
         return;
     if (created) {
         /* a non-blocking stream is not ordered with the null stream; two streams not with each other */

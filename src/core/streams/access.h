@@ -70,7 +70,7 @@ static inline bool hs_access_tracking(void) { return atomic_load_explicit(&hs_ac
 bool hs_access_initcheck(void);
 bool hs_access_races(void);   /* two streams nothing orders are in play: accesses are remembered */
 
-void hs_access_init(uint32_t history, uint32_t max, bool initcheck);
+void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races);
 /* A stream was made (created: true) or used by a copy, memset or launch: races become possible
  * once two streams that nothing orders are in play. */
 void hs_access_stream_seen(const hs_stream *s, bool created);
