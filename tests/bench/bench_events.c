@@ -7,6 +7,7 @@
  *   alloc   hipMalloc of 256 bytes, the stack captured as by default
  *   free    hipFree of those, in the order made (the quarantine full of the LIVE frees before)
  *   sync    hipStreamSynchronize of a stream with nothing pending
+ * (BENCH_NONBLOCKING=1: on a non-blocking stream, which turns stream-race tracking on)
  * and prints one line: "launch NS copy NS alloc NS free NS sync NS" (mean ns per call; KINDS, e.g.
  * "launch,sync", times only those, for a profiler).  Exits 77
  * without the simulator or its kernels (no AMD code object was built). */
@@ -55,7 +56,12 @@ int main(int argc, char **argv)
         if (hipMalloc(&allocs[i], 4096) != hipSuccess)
             return 1;
     hipStream_t s;
-    hipStreamCreate(&s);
+    /* BENCH_NONBLOCKING=1: the stream is non-blocking (unordered with the null stream), as an
+     * engine's compute stream is: hipshadow's stream-race tracking is then on. */
+    if (getenv("BENCH_NONBLOCKING"))
+        hipStreamCreateWithFlags(&s, hipStreamNonBlocking);
+    else
+        hipStreamCreate(&s);
     float *out = allocs[live], *in = allocs[live + 1];
     int n = 1;
     float k = 2;

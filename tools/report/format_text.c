@@ -26,6 +26,18 @@ static void print_stack(FILE *out, hsr_log *log, uint32_t id, const char *title)
     }
 }
 
+/* A call recorded without its stack: the one frame known, its caller's return address. */
+static void print_caller(FILE *out, hsr_log *log, uint64_t pc, const char *title, const char *note)
+{
+    hsr_frame_info fi;
+    hsr_symbolize(log, pc, &fi);
+    char text[1400];
+    hsr_frame_text(&fi, pc, text, sizeof text);
+    fprintf(out, "      %s:\n        #0 ", title);
+    hsr_text_string(out, text);
+    fprintf(out, note ? " (%s)\n" : "\n", note);
+}
+
 static double rel(const hsr_summary *s, uint64_t t) { return t >= s->first_ns ? (t - s->first_ns) / 1e9 : 0; }
 
 void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
@@ -185,8 +197,12 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
             }
         }
         print_stack(out, l, f->stack, "at");
-        if (parts.has_race)
+        if (parts.has_race && hsr_find_stack(l, parts.race.other.stack))
             print_stack(out, l, parts.race.other.stack, "earlier access at");
+        else if (parts.has_race && parts.race.other.caller)
+            print_caller(out, l, parts.race.other.caller, "earlier access at",
+                         parts.race.other.flags & HS_LOG_ACCESS_LAUNCH ? "launch_stacks=1 keeps a launch's whole stack"
+                                                                        : NULL);
         print_stack(out, l, f->alloc_stack, "allocated at");
         print_stack(out, l, f->free_stack, "freed at");
     }

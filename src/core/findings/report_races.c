@@ -57,7 +57,8 @@ static void race_text(FILE *f, const hs_event *e, const hs_race *r)
     if (r->other.stack)
         hs_stack_print(r->other.stack, f);
     else
-        fprintf(f, "    called from 0x%lx\n", (unsigned long)r->other.caller);
+        fprintf(f, "    called from 0x%lx%s\n", (unsigned long)r->other.caller,
+                r->other.launch ? " (launch_stacks=1 keeps a launch's whole stack)" : "");
 }
 
 static void uninit_text(FILE *f, const hs_event *e, const hs_uninit *u)

@@ -195,10 +195,14 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
 
 void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
 {
-    (void)c;
     if (!st->facts.access || !cur)
         return;
-    uint32_t stack = hs_access_races() && seq ? (st->stack ? st->stack : hs_stack_capture()) : st->stack;
+    /* The earlier side of a race is reported with the stack its call had.  A copy's or memset's is
+     * captured here; a launch keeps its caller's address only, unless launch_stacks=1 captured
+     * the whole stack (a stack walk at every launch would cost more than the launch). */
+    uint32_t stack = st->stack;
+    if (!stack && seq && c->op != HS_OP_LAUNCH && hs_access_races())
+        stack = hs_stack_capture();
     for (int i = 0; i < cur->n; i++) {
         one *o = &cur->v[i];
         o->a.seq = seq;
