@@ -17,11 +17,11 @@
 #define HS_TID_Y __builtin_amdgcn_workitem_id_y()
 #define HS_BID_X __builtin_amdgcn_workgroup_id_x()
 #define HS_BID_Y __builtin_amdgcn_workgroup_id_y()
-#define HS_SYNC()                                              \
-    do {                                                       \
-        __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup"); \
-        __builtin_amdgcn_s_barrier();                          \
-        __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup"); \
+#define HS_SYNC()                                                                                                      \
+    do {                                                                                                               \
+        __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");                                                         \
+        __builtin_amdgcn_s_barrier();                                                                                  \
+        __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");                                                         \
     } while (0)
 #endif
 

@@ -36,20 +36,19 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hipshadow [options] [--] program [args...]\n"
-            "       hipshadow report [--format text|json|csv|perfetto|html|sarif|junit] [--output FILE] LOG...\n"
-            "  --mode warn|block|abort   what to do about an error (default warn)\n"
-            "  --findings PATH           JSON Lines findings file (%%p = pid)\n"
-            "  --exitcode N              exit with N if an error was found\n"
-            "  --report-path PATH        stderr, stdout or a file for the text report\n"
-            "  --option key=value        any option (repeatable); --option help=1 lists them\n"
-            "  --log PATH                post-mortem log (%%p pid, %%h host, %%e executable, %%r rank)\n"
-            "  --cuda                    check the CUDA runtime (libhipshadow-cuda.so) instead of HIP\n"
-            "  --lib PATH                the preload library to use\n"
-            "  --print-lib               print the preload library's path (with --cuda the CUDA one), and exit\n"
-            "  --version                 print hipshadow's version, and exit\n"
-            "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
+    fprintf(f, "usage: hipshadow [options] [--] program [args...]\n"
+               "       hipshadow report [--format text|json|csv|perfetto|html|sarif|junit] [--output FILE] LOG...\n"
+               "  --mode warn|block|abort   what to do about an error (default warn)\n"
+               "  --findings PATH           JSON Lines findings file (%%p = pid)\n"
+               "  --exitcode N              exit with N if an error was found\n"
+               "  --report-path PATH        stderr, stdout or a file for the text report\n"
+               "  --option key=value        any option (repeatable); --option help=1 lists them\n"
+               "  --log PATH                post-mortem log (%%p pid, %%h host, %%e executable, %%r rank)\n"
+               "  --cuda                    check the CUDA runtime (libhipshadow-cuda.so) instead of HIP\n"
+               "  --lib PATH                the preload library to use\n"
+               "  --print-lib               print the preload library's path (with --cuda the CUDA one), and exit\n"
+               "  --version                 print hipshadow's version, and exit\n"
+               "Environment: HIPSHADOW_OPTIONS is kept; these options are appended to it.\n");
 }
 
 static int die(const char *fmt, const char *what)
@@ -151,10 +150,7 @@ static int append(const char *key, const char *value)
 /* A path LD_PRELOAD can hold: the loader splits its list at spaces and colons, so a library in
  * "/tmp/sp ace/" would be looked for as "/tmp/sp" and "ace/...", not found, and the program would
  * run unchecked with no word said. */
-static int preloadable(const char *path)
-{
-    return !strpbrk(path, " \t\n:");
-}
+static int preloadable(const char *path) { return !strpbrk(path, " \t\n:"); }
 
 /* NVTX v3 hands a program's annotations (nvToolsExtMem.h) to the one library that
  * NVTX_INJECTION64_PATH names: the preload library, unless the user chose another tool; then
@@ -166,8 +162,10 @@ static void route_nvtx(const char *lib)
     if (!set || !*set)
         setenv("NVTX_INJECTION64_PATH", lib, 1);
     else if (stat(set, &a) != 0 || stat(lib, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-        fprintf(stderr, "hipshadow: NVTX_INJECTION64_PATH names another tool (%s): the program's NVTX annotations "
-                        "go there, and hipshadow does not see its NVTX heaps and regions\n", set);
+        fprintf(stderr,
+                "hipshadow: NVTX_INJECTION64_PATH names another tool (%s): the program's NVTX annotations "
+                "go there, and hipshadow does not see its NVTX heaps and regions\n",
+                set);
 }
 
 static int is_integer(const char *s)
@@ -270,7 +268,8 @@ int main(int argc, char **argv)
         }
         if (rc == -1)
             return die("%s: the value needs quotes (it has ':', ',' or a space, or starts with a quote) and holds "
-                       "both quote characters; the options grammar cannot hold it", a);
+                       "both quote characters; the options grammar cannot hold it",
+                       a);
         if (rc)
             return die("%s: out of memory", a);
     }
@@ -297,9 +296,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!preloadable(lib)) {
-        fprintf(stderr, "hipshadow: the preload library's path '%s' has a space or a colon, and LD_PRELOAD splits "
-                        "its list there: the program would run unchecked. Install hipshadow under a path without "
-                        "them, or give --lib a copy of the library, or a link to it, whose path has none\n", lib);
+        fprintf(stderr,
+                "hipshadow: the preload library's path '%s' has a space or a colon, and LD_PRELOAD splits "
+                "its list there: the program would run unchecked. Install hipshadow under a path without "
+                "them, or give --lib a copy of the library, or a link to it, whose path has none\n",
+                lib);
         return 2;
     }
     const char *old = getenv("LD_PRELOAD");

@@ -28,15 +28,15 @@ int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, const void *
                                        size_t cols, size_t elem_size, void *stream);
 
 /* Resolves name once per call site; NULL without the library. */
-#define HIPSHADOW__RESOLVE(name)                                                   \
-    ({                                                                             \
-        static void *hipshadow__fn;                                                \
-        static int hipshadow__looked;                                              \
-        if (!__atomic_load_n(&hipshadow__looked, __ATOMIC_ACQUIRE)) {              \
-            __atomic_store_n(&hipshadow__fn, dlsym(RTLD_DEFAULT, name), __ATOMIC_RELAXED); \
-            __atomic_store_n(&hipshadow__looked, 1, __ATOMIC_RELEASE);             \
-        }                                                                          \
-        __atomic_load_n(&hipshadow__fn, __ATOMIC_RELAXED);                         \
+#define HIPSHADOW__RESOLVE(name)                                                                                       \
+    ({                                                                                                                 \
+        static void *hipshadow__fn;                                                                                    \
+        static int hipshadow__looked;                                                                                  \
+        if (!__atomic_load_n(&hipshadow__looked, __ATOMIC_ACQUIRE)) {                                                  \
+            __atomic_store_n(&hipshadow__fn, dlsym(RTLD_DEFAULT, name), __ATOMIC_RELAXED);                             \
+            __atomic_store_n(&hipshadow__looked, 1, __ATOMIC_RELEASE);                                                 \
+        }                                                                                                              \
+        __atomic_load_n(&hipshadow__fn, __ATOMIC_RELAXED);                                                             \
     })
 
 /* Stops checking copies and memsets (process-wide, nestable) until hipshadow_resume();
@@ -60,8 +60,8 @@ static inline void hipshadow_resume(void)
  * region-overrun naming it.  Returns 0, or -1 (also when hipshadow is not loaded). */
 static inline int hipshadow_region_register(const void *base, size_t size, const char *name)
 {
-    int (*fn)(const void *, size_t, const char *) =
-        (int (*)(const void *, size_t, const char *))HIPSHADOW__RESOLVE("hipshadow_region_register_impl");
+    int (*fn)(const void *, size_t, const char *) = (int (*)(const void *, size_t, const char *))HIPSHADOW__RESOLVE(
+        "hipshadow_region_register_impl");
     return fn ? fn(base, size, name) : -1;
 }
 
@@ -74,8 +74,8 @@ static inline int hipshadow_region_unregister(const void *base)
 /* Names the allocation holding ptr in every report about it ("kv_cache", "arena 0"). */
 static inline int hipshadow_name_allocation(const void *ptr, const char *name)
 {
-    int (*fn)(const void *, const char *) =
-        (int (*)(const void *, const char *))HIPSHADOW__RESOLVE("hipshadow_name_allocation_impl");
+    int (*fn)(const void *,
+              const char *) = (int (*)(const void *, const char *))HIPSHADOW__RESOLVE("hipshadow_name_allocation_impl");
     return fn ? fn(ptr, name) : -1;
 }
 
@@ -95,9 +95,9 @@ static inline int hipshadow_transpose2d(void *dst, const void *src, size_t rows,
 static inline int hipshadow_transpose2d_pitched(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
                                                 size_t rows, size_t cols, size_t elem_size, void *stream)
 {
-    int (*fn)(void *, size_t, const void *, size_t, size_t, size_t, size_t, void *) =
-        (int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t, void *))HIPSHADOW__RESOLVE(
-            "hipshadow_transpose2d_pitched_impl");
+    int (*fn)(void *, size_t, const void *, size_t, size_t, size_t, size_t,
+              void *) = (int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t,
+                                 void *))HIPSHADOW__RESOLVE("hipshadow_transpose2d_pitched_impl");
     return fn ? fn(dst, dst_pitch, src, src_pitch, rows, cols, elem_size, stream) : -1;
 }
 

@@ -28,6 +28,7 @@ enum { HS_LOG_FLAG_FULL = 1 }; /* every event kept: no ring */
 enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
 
 /* Every record type, once: HS_LOG_RECORD(ENUM, number, version, struct name). */
+// clang-format off
 #define HS_LOG_RECORDS(X)                                 \
     X(MODULE, 1, 1, hs_log_module)                        \
     X(STACK, 2, 1, hs_log_stack)                          \
@@ -43,6 +44,7 @@ enum { HS_LOG_CHUNK_EVENTS = 1, HS_LOG_CHUNK_META = 2 };
     X(LAUNCH, 12, 1, hs_log_launch)                       \
     X(KERNEL_NAME, 13, 1, hs_log_kernel_name)             \
     X(GPU_FAULT, 14, 1, hs_log_gpu_fault)
+// clang-format on
 
 /* Versioning: a new record type is appended to the table with the next number (existing numbers
  * never change) and leaves HS_LOG_FORMAT_VERSION alone; a record's layout that changes bumps its
@@ -52,7 +54,7 @@ enum hs_log_record_type {
 #define HS_LOG_ENUM(id, num, ver, type) HS_LOG_##id = num,
     HS_LOG_RECORDS(HS_LOG_ENUM)
 #undef HS_LOG_ENUM
-    HS_LOG_RECORD_TYPES = 15
+        HS_LOG_RECORD_TYPES = 15
 };
 
 #pragma pack(push, 1)
@@ -62,16 +64,16 @@ typedef struct hs_log_file_header {
     uint16_t format_version;
     uint16_t header_bytes;
     uint32_t chunk_bytes;
-    uint32_t flags;                 /* HS_LOG_FLAG_* */
-    uint64_t ring_offset;           /* file offset of the event ring */
-    uint64_t ring_chunks;           /* 0 in full mode */
-    uint64_t growing_offset;        /* file offset of the growing area */
-    uint64_t start_time_ns;         /* CLOCK_REALTIME */
+    uint32_t flags;          /* HS_LOG_FLAG_* */
+    uint64_t ring_offset;    /* file offset of the event ring */
+    uint64_t ring_chunks;    /* 0 in full mode */
+    uint64_t growing_offset; /* file offset of the growing area */
+    uint64_t start_time_ns;  /* CLOCK_REALTIME */
     uint32_t pid;
     uint32_t parent_pid;
-    int32_t rank;                   /* -1 when unknown */
-    uint32_t runtime;               /* 1 HIP, 2 CUDA */
-    uint8_t record_versions[32];    /* version of each record type, by type number */
+    int32_t rank;                /* -1 when unknown */
+    uint32_t runtime;            /* 1 HIP, 2 CUDA */
+    uint8_t record_versions[32]; /* version of each record type, by type number */
     char host[64];
     char executable[512];
     char command_line[2048];
@@ -82,19 +84,19 @@ typedef struct hs_log_file_header {
 } hs_log_file_header;
 
 typedef struct hs_log_chunk_header {
-    uint32_t magic;                 /* HS_LOG_CHUNK_MAGIC */
-    uint16_t kind;                  /* HS_LOG_CHUNK_EVENTS / _META */
+    uint32_t magic; /* HS_LOG_CHUNK_MAGIC */
+    uint16_t kind;  /* HS_LOG_CHUNK_EVENTS / _META */
     uint16_t reserved;
-    uint64_t seq;                   /* reservation order, across all chunks of the file */
+    uint64_t seq; /* reservation order, across all chunks of the file */
     uint32_t thread;
-    uint32_t used;                  /* bytes of complete records after this header */
+    uint32_t used; /* bytes of complete records after this header */
 } hs_log_chunk_header;
 
 typedef struct hs_log_record_header {
-    uint16_t type;                  /* enum hs_log_record_type */
+    uint16_t type; /* enum hs_log_record_type */
     uint8_t version;
     uint8_t flags;
-    uint32_t size;                  /* whole record, this header included */
+    uint32_t size; /* whole record, this header included */
 } hs_log_record_header;
 
 /* MODULE: a loaded object, for offline symbolization.  Followed by n_segments segments, then the
@@ -108,9 +110,9 @@ typedef struct hs_log_module {
 } hs_log_module;
 
 typedef struct hs_log_segment {
-    uint64_t start;                 /* absolute address */
+    uint64_t start; /* absolute address */
     uint64_t size;
-    uint32_t flags;                 /* PF_X | PF_W | PF_R */
+    uint32_t flags; /* PF_X | PF_W | PF_R */
     uint32_t reserved;
 } hs_log_segment;
 
@@ -125,7 +127,7 @@ typedef struct hs_log_stack {
 typedef struct hs_log_api_name {
     hs_log_record_header h;
     uint16_t api;
-    uint16_t name_bytes;            /* followed by the name */
+    uint16_t name_bytes; /* followed by the name */
 } hs_log_api_name;
 
 typedef struct hs_log_alloc {
@@ -133,7 +135,7 @@ typedef struct hs_log_alloc {
     uint64_t time_ns;
     uint32_t thread;
     uint16_t api;
-    uint8_t mem_kind;               /* 1 device, 2 managed, 3 pinned host, 4 registered host, 6 mapped device */
+    uint8_t mem_kind; /* 1 device, 2 managed, 3 pinned host, 4 registered host, 6 mapped device */
     uint8_t reserved;
     int32_t device;
     uint32_t stack;
@@ -153,7 +155,7 @@ typedef struct hs_log_free {
     uint16_t reserved;
     uint32_t stack;
     int32_t result;
-    uint64_t id;                    /* 0 when the pointer was not a known allocation */
+    uint64_t id; /* 0 when the pointer was not a known allocation */
     uint64_t base;
     uint64_t stream;
 } hs_log_free;
@@ -164,21 +166,21 @@ typedef struct hs_log_free {
 typedef struct hs_log_copy {
     hs_log_record_header h;
     uint64_t start_ns;
-    uint64_t end_ns;                /* 0 while pending (the process died inside the call) */
+    uint64_t end_ns; /* 0 while pending (the process died inside the call) */
     uint32_t thread;
     uint16_t api;
-    uint8_t direction;              /* as stated, resolved for hipMemcpyDefault: 0 H2H 1 H2D 2 D2H 3 D2D */
-    uint8_t flags;                  /* 1 async, 2 blocked, 4 paused, 8 staged by the fallback */
+    uint8_t direction; /* as stated, resolved for hipMemcpyDefault: 0 H2H 1 H2D 2 D2H 3 D2D */
+    uint8_t flags;     /* 1 async, 2 blocked, 4 paused, 8 staged by the fallback */
     uint64_t stream;
     uint64_t dst;
     uint64_t src;
     uint64_t bytes;
-    uint64_t dst_alloc;             /* allocation id holding dst, 0 if none */
+    uint64_t dst_alloc; /* allocation id holding dst, 0 if none */
     uint64_t dst_offset;
     uint64_t src_alloc;
     uint64_t src_offset;
     int32_t result;
-    uint32_t first_finding;         /* sequence number of its first finding, 0 if none */
+    uint32_t first_finding; /* sequence number of its first finding, 0 if none */
 } hs_log_copy;
 
 typedef struct hs_log_sync {
@@ -188,7 +190,7 @@ typedef struct hs_log_sync {
     uint32_t thread;
     uint16_t api;
     uint16_t reserved;
-    uint64_t stream;                /* or the event, for event synchronisation */
+    uint64_t stream; /* or the event, for event synchronisation */
     int32_t result;
     uint32_t reserved2;
 } hs_log_sync;
@@ -206,8 +208,15 @@ typedef struct hs_log_stream {
     int32_t result;
 } hs_log_stream;
 
-enum { HS_LOG_EVENT_CREATE = 1, HS_LOG_EVENT_RECORD, HS_LOG_EVENT_WAIT, HS_LOG_EVENT_SYNC, HS_LOG_EVENT_DESTROY,
-       HS_LOG_CAPTURE_BEGIN, HS_LOG_CAPTURE_END };
+enum {
+    HS_LOG_EVENT_CREATE = 1,
+    HS_LOG_EVENT_RECORD,
+    HS_LOG_EVENT_WAIT,
+    HS_LOG_EVENT_SYNC,
+    HS_LOG_EVENT_DESTROY,
+    HS_LOG_CAPTURE_BEGIN,
+    HS_LOG_CAPTURE_END
+};
 typedef struct hs_log_event {
     hs_log_record_header h;
     uint64_t time_ns;
@@ -224,16 +233,16 @@ typedef struct hs_log_event {
 typedef struct hs_log_finding {
     hs_log_record_header h;
     uint64_t time_ns;
-    uint32_t seq;                   /* 1, 2, ... in this process */
+    uint32_t seq; /* 1, 2, ... in this process */
     uint32_t thread;
     uint16_t api;
-    uint8_t kind;                   /* index into hipshadow/finding_kinds.inc */
-    uint8_t severity;               /* 0 info, 1 warning, 2 error */
-    uint8_t action;                 /* 0 forwarded, 1 blocked, 2 aborted, 3 fallback */
-    uint8_t direction;              /* 0..3, 4 default, 255 none */
+    uint8_t kind;      /* index into hipshadow/finding_kinds.inc */
+    uint8_t severity;  /* 0 info, 1 warning, 2 error */
+    uint8_t action;    /* 0 forwarded, 1 blocked, 2 aborted, 3 fallback */
+    uint8_t direction; /* 0..3, 4 default, 255 none */
     uint16_t reserved;
     uint32_t stack;
-    int32_t result;                 /* runtime-error: what the runtime returned */
+    int32_t result; /* runtime-error: what the runtime returned */
     uint64_t dst;
     uint64_t src;
     uint64_t bytes;
@@ -241,7 +250,7 @@ typedef struct hs_log_finding {
     uint64_t alloc_base;
     uint64_t alloc_size;
     uint64_t alloc_offset;
-    uint64_t alloc_id;              /* 0: no allocation */
+    uint64_t alloc_id; /* 0: no allocation */
     uint64_t overrun;
     uint32_t alloc_stack;
     uint32_t free_stack;
@@ -255,7 +264,7 @@ enum { HS_LOG_PART_CAUSE = 1, HS_LOG_PART_RACE = 2, HS_LOG_PART_UNINIT = 3 };
 enum { HS_LOG_PART_TEXT_MAX = 1024 }; /* longer strings (kernel names) are cut there */
 
 typedef struct hs_log_part {
-    uint16_t kind;                  /* HS_LOG_PART_* */
+    uint16_t kind; /* HS_LOG_PART_* */
     uint16_t reserved;
     uint32_t size;
 } hs_log_part;
@@ -272,28 +281,28 @@ typedef struct hs_log_cause {
 enum { HS_LOG_ACCESS_WRITE = 1, HS_LOG_ACCESS_ASSUMED = 2, HS_LOG_ACCESS_LAUNCH = 4, HS_LOG_ACCESS_OPEN = 8 };
 enum { HS_LOG_ACCESS_COPY = 1, HS_LOG_ACCESS_MEMSET = 2, HS_LOG_ACCESS_KERNEL = 3 };
 typedef struct hs_log_access {
-    uint64_t lo, hi;                /* offsets from the allocation's base */
-    uint64_t seq;                   /* its stream's operation number; 0: synchronous */
+    uint64_t lo, hi; /* offsets from the allocation's base */
+    uint64_t seq;    /* its stream's operation number; 0: synchronous */
     uint64_t time_ns;
-    uint64_t bytes;                 /* what the call asked for */
+    uint64_t bytes; /* what the call asked for */
     uint64_t stream;
-    uint64_t caller;                /* the program's return address */
-    uint32_t stack;                 /* 0: none */
+    uint64_t caller; /* the program's return address */
+    uint32_t stack;  /* 0: none */
     uint32_t thread;
     uint16_t api;
-    uint8_t op;                     /* HS_LOG_ACCESS_COPY / _MEMSET / _KERNEL */
-    uint8_t arg;                    /* a launch: the argument's index */
-    uint8_t flags;                  /* HS_LOG_ACCESS_* */
+    uint8_t op;    /* HS_LOG_ACCESS_COPY / _MEMSET / _KERNEL */
+    uint8_t arg;   /* a launch: the argument's index */
+    uint8_t flags; /* HS_LOG_ACCESS_* */
     uint8_t reserved;
-    uint16_t kernel_bytes;          /* a launch's kernel name, in the part after its fixed fields; 0: none */
+    uint16_t kernel_bytes; /* a launch's kernel name, in the part after its fixed fields; 0: none */
 } hs_log_access;
 
 /* RACE (stream-race): followed by mine's kernel name, then other's (their kernel_bytes). */
 typedef struct hs_log_race {
     hs_log_part p;
     uint64_t alloc_id, alloc_base, alloc_size;
-    uint64_t lo, hi;                /* the overlap, offsets from alloc_base */
-    hs_log_access mine, other;      /* this call's access; the earlier one on another stream */
+    uint64_t lo, hi;           /* the overlap, offsets from alloc_base */
+    hs_log_access mine, other; /* this call's access; the earlier one on another stream */
 } hs_log_race;
 
 /* UNINIT (uninitialized-read): [lo, hi) read; never-written ranges (gaps, up to 4 kept, n_gaps
@@ -306,7 +315,7 @@ typedef struct hs_log_uninit {
     uint32_t n_gaps, n_written;
     uint64_t gaps[HS_LOG_UNINIT_RANGES][2], written[HS_LOG_UNINIT_RANGES][2];
     uint8_t has_last_write;
-    uint8_t kernel;                 /* a kernel reads it (not a copy) */
+    uint8_t kernel; /* a kernel reads it (not a copy) */
     uint8_t reserved[6];
     hs_log_access last_write;
 } hs_log_uninit;
@@ -317,7 +326,7 @@ typedef struct hs_log_uninit {
 #define HS_LOG_KERNEL_NAME_MAX 4096
 typedef struct hs_log_kernel_name {
     hs_log_record_header h;
-    uint32_t id;                    /* 1, 2, ... in this process */
+    uint32_t id; /* 1, 2, ... in this process */
     uint16_t name_bytes;
     uint16_t reserved;
 } hs_log_kernel_name;
@@ -332,55 +341,61 @@ enum { HS_LOG_ARG_LIVE = 0, HS_LOG_ARG_FREED = 1, HS_LOG_ARG_UNKNOWN = 2 };
 enum { HS_LOG_ARG_EXACT = 0, HS_LOG_ARG_SCANNED = 1 };
 
 typedef struct hs_log_launch_arg {
-    uint16_t index;                 /* the argument's position (scanned: its byte offset / 8) */
-    uint8_t state;                  /* HS_LOG_ARG_LIVE / _FREED / _UNKNOWN */
-    uint8_t how;                    /* HS_LOG_ARG_EXACT: a pointer parameter; _SCANNED: found in a struct or buffer */
+    uint16_t index; /* the argument's position (scanned: its byte offset / 8) */
+    uint8_t state;  /* HS_LOG_ARG_LIVE / _FREED / _UNKNOWN */
+    uint8_t how;    /* HS_LOG_ARG_EXACT: a pointer parameter; _SCANNED: found in a struct or buffer */
     uint32_t reserved;
     uint64_t alloc_id;
-    int64_t offset;                 /* from the allocation's base */
-    uint64_t value;                 /* the pointer */
+    int64_t offset; /* from the allocation's base */
+    uint64_t value; /* the pointer */
 } hs_log_launch_arg;
 
 typedef struct hs_log_launch {
     hs_log_record_header h;
-    uint64_t start_ns;              /* the launch call, on the host: not the kernel's run on the GPU */
+    uint64_t start_ns; /* the launch call, on the host: not the kernel's run on the GPU */
     uint64_t end_ns;
     uint32_t thread;
     uint16_t api;
-    uint8_t kernel_ref;             /* HS_LOG_KREF_* */
+    uint8_t kernel_ref; /* HS_LOG_KREF_* */
     uint8_t n_args;
     uint64_t stream;
-    uint64_t seq;                   /* the stream's operation number; 0: none (captured into a graph, blocked, failed) */
+    uint64_t seq; /* the stream's operation number; 0: none (captured into a graph, blocked, failed) */
     uint32_t grid[3];
     uint32_t block[3];
-    uint32_t shmem;                 /* dynamic shared memory (LDS) bytes */
-    uint32_t stack;                 /* 0: none captured (launch_stacks=0 and nothing reported) */
-    uint64_t caller;                /* the program's return address at the launch */
-    uint32_t name;                  /* KERNEL_NAME id; 0: unknown (graphs, host functions, no name from the runtime) */
+    uint32_t shmem;  /* dynamic shared memory (LDS) bytes */
+    uint32_t stack;  /* 0: none captured (launch_stacks=0 and nothing reported) */
+    uint64_t caller; /* the program's return address at the launch */
+    uint32_t name;   /* KERNEL_NAME id; 0: unknown (graphs, host functions, no name from the runtime) */
     int32_t result;
-    uint8_t flags;                  /* HS_LOG_LAUNCH_* */
+    uint8_t flags; /* HS_LOG_LAUNCH_* */
     uint8_t reserved[3];
-    uint32_t first_finding;         /* sequence number of its first finding, 0 if none */
+    uint32_t first_finding; /* sequence number of its first finding, 0 if none */
 } hs_log_launch;
 
 /* GPU_FAULT: a GPU memory fault the runtime announced (AMD: HSA_AMD_GPU_MEMORY_FAULT_EVENT),
  * written right after the device-fault FINDING it explains (finding_seq). */
-enum { HS_LOG_FAULT_UNKNOWN = 0, HS_LOG_FAULT_INSIDE = 1, HS_LOG_FAULT_PAST_END = 2, HS_LOG_FAULT_BEFORE_START = 3,
-       HS_LOG_FAULT_FREED = 4, HS_LOG_FAULT_RESERVED_UNMAPPED = 5 };
+enum {
+    HS_LOG_FAULT_UNKNOWN = 0,
+    HS_LOG_FAULT_INSIDE = 1,
+    HS_LOG_FAULT_PAST_END = 2,
+    HS_LOG_FAULT_BEFORE_START = 3,
+    HS_LOG_FAULT_FREED = 4,
+    HS_LOG_FAULT_RESERVED_UNMAPPED = 5
+};
 typedef struct hs_log_gpu_fault {
     hs_log_record_header h;
     uint64_t time_ns;
     uint32_t finding_seq;
-    uint32_t reasons;               /* hsa_amd_memory_fault_reason_t bits */
+    uint32_t reasons; /* hsa_amd_memory_fault_reason_t bits */
     uint64_t address;
     uint64_t agent;
-    uint8_t where;                  /* HS_LOG_FAULT_* */
+    uint8_t where; /* HS_LOG_FAULT_* */
     uint8_t reserved[7];
-    uint64_t alloc_id;              /* 0: none (unknown); reserved-unmapped: 0, base/size the reservation */
+    uint64_t alloc_id; /* 0: none (unknown); reserved-unmapped: 0, base/size the reservation */
     uint64_t alloc_base;
     uint64_t alloc_size;
-    int64_t offset;                 /* address - alloc_base */
-    uint64_t below_id, below_base, below_size;  /* the nearest live allocations (0: none) */
+    int64_t offset;                            /* address - alloc_base */
+    uint64_t below_id, below_base, below_size; /* the nearest live allocations (0: none) */
     uint64_t above_id, above_base, above_size;
 } hs_log_gpu_fault;
 

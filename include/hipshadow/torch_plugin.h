@@ -21,36 +21,36 @@ extern "C" {
 
 /* The allocator's actions, in the order and with the names of PyTorch's TraceEntry::Action. */
 enum hipshadow_block_action {
-    HIPSHADOW_BLOCK_ALLOC = 0,          /* a block handed out: addr, size = the size asked for */
-    HIPSHADOW_BLOCK_FREE_REQUESTED,     /* the tensor let go of it; still in use in stream order */
-    HIPSHADOW_BLOCK_FREE_COMPLETED,     /* back in the cache: the old pointer is dead from now on */
-    HIPSHADOW_BLOCK_SEGMENT_ALLOC,      /* cudaMalloc of a segment: addr, size */
-    HIPSHADOW_BLOCK_SEGMENT_FREE,       /* cudaFree of a segment */
-    HIPSHADOW_BLOCK_SEGMENT_MAP,        /* expandable segments: [addr, addr + size) mapped */
-    HIPSHADOW_BLOCK_SEGMENT_UNMAP,      /* expandable segments: [addr, addr + size) unmapped */
+    HIPSHADOW_BLOCK_ALLOC = 0,      /* a block handed out: addr, size = the size asked for */
+    HIPSHADOW_BLOCK_FREE_REQUESTED, /* the tensor let go of it; still in use in stream order */
+    HIPSHADOW_BLOCK_FREE_COMPLETED, /* back in the cache: the old pointer is dead from now on */
+    HIPSHADOW_BLOCK_SEGMENT_ALLOC,  /* cudaMalloc of a segment: addr, size */
+    HIPSHADOW_BLOCK_SEGMENT_FREE,   /* cudaFree of a segment */
+    HIPSHADOW_BLOCK_SEGMENT_MAP,    /* expandable segments: [addr, addr + size) mapped */
+    HIPSHADOW_BLOCK_SEGMENT_UNMAP,  /* expandable segments: [addr, addr + size) unmapped */
     HIPSHADOW_BLOCK_SNAPSHOT,
-    HIPSHADOW_BLOCK_OOM,                /* addr is the free memory the driver reported */
+    HIPSHADOW_BLOCK_OOM, /* addr is the free memory the driver reported */
     HIPSHADOW_BLOCK_ACTION_COUNT
 };
 
 typedef struct hipshadow_block_event {
-    uint32_t action;      /* enum hipshadow_block_action */
-    int32_t device;       /* -1 when the allocator does not say */
+    uint32_t action; /* enum hipshadow_block_action */
+    int32_t device;  /* -1 when the allocator does not say */
     uint64_t addr;
     uint64_t size;
-    uint64_t stream;      /* cudaStream_t */
-    uint64_t pool[2];     /* MempoolId_t: {0, 0} the default pool, else a graph's or a user's private pool */
-    uint32_t pystack;     /* the Python stack at the event (python_stacks=alloc), 0 when none */
-    uint32_t context;     /* python_stacks=alloc: which gathering the allocator attached (0: none).  The
+    uint64_t stream;  /* cudaStream_t */
+    uint64_t pool[2]; /* MempoolId_t: {0, 0} the default pool, else a graph's or a user's private pool */
+    uint32_t pystack; /* the Python stack at the event (python_stacks=alloc), 0 when none */
+    uint32_t context; /* python_stacks=alloc: which gathering the allocator attached (0: none).  The
                            * allocator attaches a block's allocation context to its free when the free
                            * gathered none: the same number then means "no stack of the free" */
 } hipshadow_block_event;
 
 /* What the core offers the plugin. */
 typedef struct hipshadow_torch_core {
-    uint32_t abi;         /* HIPSHADOW_TORCH_ABI */
-    uint32_t size;        /* sizeof(hipshadow_torch_core) */
-    int python_stacks;    /* 0: off; 1: at findings; 2: also at block allocations and frees */
+    uint32_t abi;      /* HIPSHADOW_TORCH_ABI */
+    uint32_t size;     /* sizeof(hipshadow_torch_core) */
+    int python_stacks; /* 0: off; 1: at findings; 2: also at block allocations and frees */
     void (*block_event)(const hipshadow_block_event *e);
     /* Python stacks: frames are interned text ("file:line in function"), stacks arrays of frame ids. */
     uint32_t (*pyframe_intern)(const char *text);
@@ -61,7 +61,7 @@ typedef struct hipshadow_torch_core {
 typedef struct hipshadow_torch_plugin {
     uint32_t abi;
     uint32_t size;
-    const char *description;   /* "PyTorch 2.11.0+cu130 (native caching allocator)" */
+    const char *description; /* "PyTorch 2.11.0+cu130 (native caching allocator)" */
     /* Attach the trace tracker.  1: attached; 0: the allocator is not initialised yet (ask again
      * at the next segment allocation); -1: never (why is written to why[0..len)). */
     int (*attach)(char *why, size_t len);
@@ -71,8 +71,8 @@ typedef struct hipshadow_torch_plugin {
 } hipshadow_torch_plugin;
 
 /* Exported by the plugin.  0 on success; -1 with the reason in why. */
-typedef int (*hipshadow_torch_plugin_init_fn)(const hipshadow_torch_core *core, hipshadow_torch_plugin *out,
-                                              char *why, size_t len);
+typedef int (*hipshadow_torch_plugin_init_fn)(const hipshadow_torch_core *core, hipshadow_torch_plugin *out, char *why,
+                                              size_t len);
 #define HIPSHADOW_TORCH_PLUGIN_INIT "hipshadow_torch_plugin_init"
 
 #ifdef __cplusplus

@@ -24,12 +24,12 @@
 #define CU_PT(s) ((s) ? P(s) : P(CU_STREAM_PER_THREAD))
 #define CU_PER_THREAD .has_stream = true, .stream = P(CU_STREAM_PER_THREAD)
 /* A launch by CUlaunchConfig: the function, its geometry and its arguments. */
-#define KERNEL_CONFIG(cfg, f, params)                                                                   \
-    KERNEL_XYZ(f, (cfg) ? (cfg)->gridDimX : 0, (cfg) ? (cfg)->gridDimY : 0, (cfg) ? (cfg)->gridDimZ : 0,    \
-               (cfg) ? (cfg)->blockDimX : 0, (cfg) ? (cfg)->blockDimY : 0, (cfg) ? (cfg)->blockDimZ : 0,     \
+#define KERNEL_CONFIG(cfg, f, params)                                                                                  \
+    KERNEL_XYZ(f, (cfg) ? (cfg)->gridDimX : 0, (cfg) ? (cfg)->gridDimY : 0, (cfg) ? (cfg)->gridDimZ : 0,               \
+               (cfg) ? (cfg)->blockDimX : 0, (cfg) ? (cfg)->blockDimY : 0, (cfg) ? (cfg)->blockDimZ : 0,               \
                (cfg) ? (cfg)->sharedMemBytes : 0, params)
 /* `extra`: {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END} */
-#define EXTRA_BUFFER(extra)                                                                            \
+#define EXTRA_BUFFER(extra)                                                                                            \
     HS_EXTRA_BUFFER(extra, CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END)
 
 /* ---- 2-D and 3-D copy descriptors (NULL-safe: the driver answers a NULL descriptor) ---- */
@@ -43,35 +43,46 @@ static int memory_dir(CUmemorytype src, CUmemorytype dst)
 }
 
 /* A copy with an array on either side is not checked (arrays are opaque): it only orders. */
-#define DESCRIPTOR_OP(p) ((p) && (p)->srcMemoryType != CU_MEMORYTYPE_ARRAY && (p)->dstMemoryType != CU_MEMORYTYPE_ARRAY \
-                          ? HS_OP_COPY : HS_OP_OTHER)
+#define DESCRIPTOR_OP(p)                                                                                               \
+    ((p) && (p)->srcMemoryType != CU_MEMORYTYPE_ARRAY && (p)->dstMemoryType != CU_MEMORYTYPE_ARRAY ? HS_OP_COPY        \
+                                                                                                   : HS_OP_OTHER)
 #define SIDE_BASE(type, host, dev) ((type) == CU_MEMORYTYPE_HOST ? P(host) : P(dev))
 
-#define COPY_2D(p)                                                                                                  \
-    .op = DESCRIPTOR_OP(p),                                                                                         \
-    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) + (p)->srcY * (p)->srcPitch + (p)->srcXInBytes : 0, \
-    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) + (p)->dstY * (p)->dstPitch + (p)->dstXInBytes : 0, \
-    .bytes = (p) ? (p)->WidthInBytes * (p)->Height : 0, .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0, \
+#define COPY_2D(p)                                                                                                     \
+    .op = DESCRIPTOR_OP(p),                                                                                            \
+    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) + (p)->srcY * (p)->srcPitch +             \
+                     (p)->srcXInBytes                                                                                  \
+               : 0,                                                                                                    \
+    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) + (p)->dstY * (p)->dstPitch +             \
+                     (p)->dstXInBytes                                                                                  \
+               : 0,                                                                                                    \
+    .bytes = (p) ? (p)->WidthInBytes * (p)->Height : 0,                                                                \
+    .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0,                                               \
     HS_COPY_2D((p) ? (p)->dstPitch : 0, (p) ? (p)->srcPitch : 0, (p) ? (p)->WidthInBytes : 0, (p) ? (p)->Height : 0)
 
 /* Rows of `pitch` bytes, `height` rows to a slice: the bytes touched from the first one. */
-#define EXTENT_3D(pitch, height, p) \
+#define EXTENT_3D(pitch, height, p)                                                                                    \
     ((p)->Height && (p)->Depth ? (((p)->Depth - 1) * (height) + (p)->Height - 1) * (pitch) + (p)->WidthInBytes : 0)
-#define COPY_3D(p)                                                                                                  \
-    .op = DESCRIPTOR_OP(p),                                                                                         \
-    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) +                                     \
-                 ((p)->srcZ * (p)->srcHeight + (p)->srcY) * (p)->srcPitch + (p)->srcXInBytes : 0,                   \
-    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) +                                     \
-                 ((p)->dstZ * (p)->dstHeight + (p)->dstY) * (p)->dstPitch + (p)->dstXInBytes : 0,                   \
-    .bytes = (p) ? (p)->WidthInBytes * (p)->Height * (p)->Depth : 0,                                               \
-    .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0,                                            \
-    .src_extent = (p) ? EXTENT_3D((p)->srcPitch, (p)->srcHeight, p) : 0,                                            \
-    .dst_extent = (p) ? EXTENT_3D((p)->dstPitch, (p)->dstHeight, p) : 0,                                            \
-    HS_PITCHED((p) ? (p)->dstPitch : 0, (p) ? (p)->srcPitch : 0, (p) ? (p)->WidthInBytes : 0, (p) ? (p)->Height * (p)->Depth : 0)
+#define COPY_3D(p)                                                                                                     \
+    .op = DESCRIPTOR_OP(p),                                                                                            \
+    .src = (p) ? SIDE_BASE((p)->srcMemoryType, (p)->srcHost, (p)->srcDevice) +                                         \
+                     ((p)->srcZ * (p)->srcHeight + (p)->srcY) * (p)->srcPitch + (p)->srcXInBytes                       \
+               : 0,                                                                                                    \
+    .dst = (p) ? SIDE_BASE((p)->dstMemoryType, (p)->dstHost, (p)->dstDevice) +                                         \
+                     ((p)->dstZ * (p)->dstHeight + (p)->dstY) * (p)->dstPitch + (p)->dstXInBytes                       \
+               : 0,                                                                                                    \
+    .bytes = (p) ? (p)->WidthInBytes * (p)->Height * (p)->Depth : 0,                                                   \
+    .dir = (p) ? memory_dir((p)->srcMemoryType, (p)->dstMemoryType) : 0,                                               \
+    .src_extent = (p) ? EXTENT_3D((p)->srcPitch, (p)->srcHeight, p) : 0,                                               \
+    .dst_extent = (p) ? EXTENT_3D((p)->dstPitch, (p)->dstHeight, p) : 0,                                               \
+    HS_PITCHED((p) ? (p)->dstPitch : 0, (p) ? (p)->srcPitch : 0, (p) ? (p)->WidthInBytes : 0,                          \
+               (p) ? (p)->Height * (p)->Depth : 0)
 
 /* ---- the real functions ---- */
 
-#define HS_CU_FN(name, asked, version, flags, params, args, ...) static CUresult(*real_##name) params; static void *alias_##name;
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
+    static CUresult(*real_##name) params;                                                                              \
+    static void *alias_##name;
 #include "driver.inc"
 #undef HS_CU_FN
 
@@ -98,7 +109,7 @@ static atomic_int resolved;
 
 static void resolve_everything(void *drv)
 {
-#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
     *(void **)&real_##name = hs_resolve(#name, driver_sonames, &drv);
 #include "driver.inc"
 #undef HS_CU_FN
@@ -119,8 +130,9 @@ static void resolve_everything(void *drv)
     /* What the driver's own lookup answers for each (a runtime caches these addresses). */
     if (real_cuGetProcAddress_v2) {
         CUdriverProcAddressQueryResult status;
-#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
-        if (real_cuGetProcAddress_v2(asked, &alias_##name, version, flags, &status) != CUDA_SUCCESS) alias_##name = NULL;
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
+    if (real_cuGetProcAddress_v2(asked, &alias_##name, version, flags, &status) != CUDA_SUCCESS)                       \
+        alias_##name = NULL;
 #include "driver.inc"
 #undef HS_CU_FN
     }
@@ -151,14 +163,14 @@ static void resolve_driver(void) { resolve_driver_now(false); }
 
 /* Every driver call takes device memory as a CUdeviceptr: an address, with no stated kind
  * (dir_by_address; JAX's XLA reads its pinned buffers back with cuMemcpyDtoHAsync). */
-#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                       \
-    HS_WRAPPER(CUresult, name, params, args, HS_CU_API_##name, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND, \
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
+    HS_WRAPPER(CUresult, name, params, args, HS_CU_API_##name, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND,         \
                resolve_driver_now(true), .dir_by_address = true, __VA_ARGS__)
 #include "driver.inc"
 #undef HS_CU_FN
 
 static const hs_lookup_entry lookup[] = {
-#define HS_CU_FN(name, asked, version, flags, params, args, ...) \
+#define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
     {#name, (void *)name, (void *const *)&real_##name, (void *const *)&alias_##name},
 #include "driver.inc"
 #undef HS_CU_FN
@@ -188,10 +200,10 @@ static int driver_current_device(void)
 
 bool hs_cuda_is_device_fault(int code)
 {
-    return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
-           code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-           code == CUDA_ERROR_INVALID_ADDRESS_SPACE || code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_ASSERT ||
-           code == CUDA_ERROR_LAUNCH_TIMEOUT;
+    return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED ||
+           code == CUDA_ERROR_MISALIGNED_ADDRESS || code == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+           code == CUDA_ERROR_HARDWARE_STACK_ERROR || code == CUDA_ERROR_INVALID_ADDRESS_SPACE ||
+           code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_ASSERT || code == CUDA_ERROR_LAUNCH_TIMEOUT;
 }
 
 /* What cuLaunchKernel is given is a CUfunction, or (from the CUDA 12+ runtime, which loads
@@ -216,7 +228,8 @@ static int driver_kernel_params(const void *kernel, int ref, hs_kernel_param *ou
         return -1;
     int n = 0;
     size_t offset, size;
-    while (real_cuFuncGetParamInfo && n < max && real_cuFuncGetParamInfo((CUfunction)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+    while (real_cuFuncGetParamInfo && n < max &&
+           real_cuFuncGetParamInfo((CUfunction)kernel, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
         out[n] = (hs_kernel_param){.offset = (uint32_t)offset, .size = (uint32_t)size};
         n++;
     }
@@ -233,14 +246,16 @@ static int driver_kernel_params(const void *kernel, int ref, hs_kernel_param *ou
  * driver does not answer stays 0 (unknown); the device is the ordinal (cuDeviceGet's answer). */
 static bool driver_device_limits(int device, hs_device_limits *out)
 {
-    if (!real_cuDeviceGetAttribute || !real_cuDeviceGetCount || real_cuDeviceGetCount(&out->device_count) != CUDA_SUCCESS)
+    if (!real_cuDeviceGetAttribute || !real_cuDeviceGetCount ||
+        real_cuDeviceGetCount(&out->device_count) != CUDA_SUCCESS)
         return false;
-    static const CUdevice_attribute block[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-                                                CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    static const CUdevice_attribute block[3] = {
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
     static const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                                                CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
     int v;
-#define ATTR(a, field) (field) = real_cuDeviceGetAttribute(&v, (a), (CUdevice)device) == CUDA_SUCCESS && v > 0 ? (unsigned)v : 0
+#define ATTR(a, field)                                                                                                 \
+    (field) = real_cuDeviceGetAttribute(&v, (a), (CUdevice)device) == CUDA_SUCCESS && v > 0 ? (unsigned)v : 0
     ATTR(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, out->max_threads_per_block);
     for (int d = 0; d < 3; d++) {
         ATTR(block[d], out->max_block[d]);
@@ -262,7 +277,8 @@ static int driver_stream_sync(uintptr_t stream)
 
 static int driver_fill(uintptr_t device, int value, size_t n)
 {
-    return real_cuMemsetD8_v2 ? real_cuMemsetD8_v2((CUdeviceptr)device, (unsigned char)value, n) : CUDA_ERROR_NOT_SUPPORTED;
+    return real_cuMemsetD8_v2 ? real_cuMemsetD8_v2((CUdeviceptr)device, (unsigned char)value, n)
+                              : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 static int driver_read(void *host, uintptr_t device, size_t n)
@@ -287,8 +303,10 @@ bool hs_cuda_query_pointer(uintptr_t p, hs_span *span)
     void *pool = NULL;
     real_cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p);
     bool mapped = real_cuPointerGetAttribute(&ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, (CUdeviceptr)p) ==
-                      CUDA_SUCCESS && !ipc &&
-                  real_cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)p) == CUDA_SUCCESS &&
+                      CUDA_SUCCESS &&
+                  !ipc &&
+                  real_cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)p) ==
+                      CUDA_SUCCESS &&
                   !pool;
     CUdeviceptr base = 0;
     size_t size = 0;
@@ -326,12 +344,22 @@ void hs_cuda_driver_restore(const hs_visible *v)
 }
 
 const hs_layer hs_cuda_driver_layer = {
-    .name = "CUDA driver", .first_api = HS_CUDA_RUNTIME_END, .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
-    .error_name = driver_error_name, .is_failure = driver_is_failure,
-    .current_device = driver_current_device, .resolve = resolve_driver, .unannounced_streams = true,
+    .name = "CUDA driver",
+    .first_api = HS_CUDA_RUNTIME_END,
+    .n_apis = HS_CUDA_API_COUNT - HS_CUDA_RUNTIME_END,
+    .error_name = driver_error_name,
+    .is_failure = driver_is_failure,
+    .current_device = driver_current_device,
+    .resolve = resolve_driver,
+    .unannounced_streams = true,
     .kernels_on_current_device = true,
-    .is_device_fault = hs_cuda_is_device_fault, .kernel_name = driver_kernel_name,
-    .kernel_params = driver_kernel_params, .stream_sync = driver_stream_sync, .device_limits = driver_device_limits, .fill = driver_fill,
+    .is_device_fault = hs_cuda_is_device_fault,
+    .kernel_name = driver_kernel_name,
+    .kernel_params = driver_kernel_params,
+    .stream_sync = driver_stream_sync,
+    .device_limits = driver_device_limits,
+    .fill = driver_fill,
     .read = driver_read,
-    .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
+    .lookup = lookup,
+    .n_lookup = sizeof lookup / sizeof *lookup,
 };

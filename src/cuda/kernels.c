@@ -76,6 +76,11 @@ static int nv_h2d(void *dst, const void *src, size_t bytes)
 static int nv_sync(uintptr_t stream) { return nv.sync ? nv.sync((cudaStream_t)stream) : cudaErrorNotSupported; }
 
 const hs_kernel_ops hs_cuda_kernel_ops = {
-    .launch = nv_launch, .alloc = nv_alloc, .d2h = nv_d2h, .h2d = nv_h2d, .sync = nv_sync,
-    .invalid_value = cudaErrorInvalidValue, .not_supported = cudaErrorNotSupported,
+    .launch = nv_launch,
+    .alloc = nv_alloc,
+    .d2h = nv_d2h,
+    .h2d = nv_h2d,
+    .sync = nv_sync,
+    .invalid_value = cudaErrorInvalidValue,
+    .not_supported = cudaErrorNotSupported,
 };

@@ -9,7 +9,6 @@
 #include "runtime/own_calls.h"
 #include "layers.h"
 
-
 static const char *const api_names[HS_CUDA_API_COUNT] = {
 #define HS_CUDA_FN(name, ...) [HS_CUDA_API_##name] = #name,
 #include "api.inc"

@@ -20,9 +20,9 @@
 /* A launch: the kernel (its host stub), its geometry and its arguments. */
 #define KERNEL(f, grid_, block_, shm, params) HS_LAUNCH_DIM3(f, HS_KREF_STUB, grid_, block_, shm, params)
 /* A launch by cudaLaunchConfig_t. */
-#define KERNEL_CONFIG(cfg, f, params)                                                                   \
-    HS_LAUNCH_XYZ(f, HS_KREF_STUB, (cfg) ? (cfg)->gridDim.x : 0, (cfg) ? (cfg)->gridDim.y : 0,           \
-                  (cfg) ? (cfg)->gridDim.z : 0, (cfg) ? (cfg)->blockDim.x : 0, (cfg) ? (cfg)->blockDim.y : 0, \
+#define KERNEL_CONFIG(cfg, f, params)                                                                                  \
+    HS_LAUNCH_XYZ(f, HS_KREF_STUB, (cfg) ? (cfg)->gridDim.x : 0, (cfg) ? (cfg)->gridDim.y : 0,                         \
+                  (cfg) ? (cfg)->gridDim.z : 0, (cfg) ? (cfg)->blockDim.x : 0, (cfg) ? (cfg)->blockDim.y : 0,          \
                   (cfg) ? (cfg)->blockDim.z : 0, (cfg) ? (cfg)->dynamicSmemBytes : 0, params)
 
 /* The real entry points, resolved once. */
@@ -45,7 +45,8 @@ static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
 static void resolve_all(void)
 {
-    static const char *const sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so", NULL};
+    static const char *const sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so",
+                                          NULL};
     void *runtime = NULL;
 #define HS_CUDA_FN(name, params, args, ...) *(void **)&real_##name = hs_resolve(#name, sonames, &runtime);
 #include "api.inc"
@@ -63,9 +64,9 @@ static void resolve_all(void)
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 
-#define HS_CUDA_FN(name, params, args, ...)                                                          \
-    HS_WRAPPER(cudaError_t, name, params, args, HS_CUDA_API_##name, cudaErrorInvalidValue,          \
-               cudaErrorSymbolNotFound, resolve_runtime(), __VA_ARGS__)
+#define HS_CUDA_FN(name, params, args, ...)                                                                            \
+    HS_WRAPPER(cudaError_t, name, params, args, HS_CUDA_API_##name, cudaErrorInvalidValue, cudaErrorSymbolNotFound,    \
+               resolve_runtime(), __VA_ARGS__)
 #include "api.inc"
 #undef HS_CUDA_FN
 
@@ -75,7 +76,8 @@ static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 HS_EXPORT cudaError_t cudaGetLastError(void)
 {
     resolve_runtime();
-    return real_cudaGetLastError ? (cudaError_t)hs_own_last_error(real_cudaGetLastError(), true) : cudaErrorSymbolNotFound;
+    return real_cudaGetLastError ? (cudaError_t)hs_own_last_error(real_cudaGetLastError(), true)
+                                 : cudaErrorSymbolNotFound;
 }
 
 HS_EXPORT cudaError_t cudaPeekAtLastError(void)
@@ -158,9 +160,11 @@ static int cuda_kernel_params(const void *kernel, int ref, hs_kernel_param *out,
  * runtime does not answer stays 0 (unknown). */
 static bool cuda_device_limits(int device, hs_device_limits *out)
 {
-    if (!real_cudaDeviceGetAttribute || !real_cudaGetDeviceCount || real_cudaGetDeviceCount(&out->device_count) != cudaSuccess)
+    if (!real_cudaDeviceGetAttribute || !real_cudaGetDeviceCount ||
+        real_cudaGetDeviceCount(&out->device_count) != cudaSuccess)
         return false;
-    static const enum cudaDeviceAttr block[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ};
+    static const enum cudaDeviceAttr block[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY,
+                                                 cudaDevAttrMaxBlockDimZ};
     static const enum cudaDeviceAttr grid[3] = {cudaDevAttrMaxGridDimX, cudaDevAttrMaxGridDimY, cudaDevAttrMaxGridDimZ};
     int v;
 #define ATTR(a, field) (field) = real_cudaDeviceGetAttribute(&v, (a), device) == cudaSuccess && v > 0 ? (unsigned)v : 0
@@ -190,14 +194,26 @@ static int cuda_fill(uintptr_t device, int value, size_t n)
 
 static int cuda_read(void *host, uintptr_t device, size_t n)
 {
-    return real_cudaMemcpy ? real_cudaMemcpy(host, (const void *)device, n, cudaMemcpyDeviceToHost) : cudaErrorNotSupported;
+    return real_cudaMemcpy ? real_cudaMemcpy(host, (const void *)device, n, cudaMemcpyDeviceToHost)
+                           : cudaErrorNotSupported;
 }
 
 const hs_layer hs_cuda_runtime_layer = {
-    .name = "CUDA runtime", .first_api = 0, .n_apis = HS_CUDA_RUNTIME_END, .error_name = cuda_error_name,
-    .is_failure = cuda_is_failure, .current_device = cuda_current_device, .resolve = resolve_runtime,
+    .name = "CUDA runtime",
+    .first_api = 0,
+    .n_apis = HS_CUDA_RUNTIME_END,
+    .error_name = cuda_error_name,
+    .is_failure = cuda_is_failure,
+    .current_device = cuda_current_device,
+    .resolve = resolve_runtime,
     .kernels_on_current_device = true,
-    .is_device_fault = hs_cuda_is_device_fault, .kernel_name = cuda_kernel_name, .kernel_params = cuda_kernel_params,
-    .stream_sync = cuda_stream_sync, .device_limits = cuda_device_limits, .fill = cuda_fill, .read = cuda_read,
-    .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
+    .is_device_fault = hs_cuda_is_device_fault,
+    .kernel_name = cuda_kernel_name,
+    .kernel_params = cuda_kernel_params,
+    .stream_sync = cuda_stream_sync,
+    .device_limits = cuda_device_limits,
+    .fill = cuda_fill,
+    .read = cuda_read,
+    .lookup = lookup,
+    .n_lookup = sizeof lookup / sizeof *lookup,
 };

@@ -87,6 +87,11 @@ static int amd_h2d(void *dst, const void *src, size_t bytes)
 static int amd_sync(uintptr_t stream) { return amd.sync ? amd.sync((hipStream_t)stream) : hipErrorNotSupported; }
 
 const hs_kernel_ops hs_hip_kernel_ops = {
-    .launch = amd_launch, .alloc = amd_alloc, .d2h = amd_d2h, .h2d = amd_h2d, .sync = amd_sync,
-    .invalid_value = hipErrorInvalidValue, .not_supported = hipErrorNotSupported,
+    .launch = amd_launch,
+    .alloc = amd_alloc,
+    .d2h = amd_d2h,
+    .h2d = amd_h2d,
+    .sync = amd_sync,
+    .invalid_value = hipErrorInvalidValue,
+    .not_supported = hipErrorNotSupported,
 };

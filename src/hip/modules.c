@@ -9,9 +9,9 @@
 #include <string.h>
 
 typedef struct entry {
-    const void *key;       /* a module, or a function */
-    const void *value;     /* the module's image, or the function's module */
-    char *name;            /* functions: the kernel name */
+    const void *key;   /* a module, or a function */
+    const void *value; /* the module's image, or the function's module */
+    char *name;        /* functions: the kernel name */
 } entry;
 
 static struct {

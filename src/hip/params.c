@@ -18,8 +18,8 @@
 #define PT_NOTE 4
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
-#define NT_AMDGPU_METADATA 32 /* "Note Records": owner "AMDGPU", V3+; V2's type 10 YAML is not read */
-#define MP_MAX_DEPTH 32       /* deeper nesting is not metadata, and must not exhaust the stack */
+#define NT_AMDGPU_METADATA 32  /* "Note Records": owner "AMDGPU", V3+; V2's type 10 YAML is not read */
+#define MP_MAX_DEPTH 32        /* deeper nesting is not metadata, and must not exhaust the stack */
 #define IMAGE_MAX (1ull << 32) /* hs_amd_image_size: a larger image is taken for a corrupt header */
 
 /* A little-endian integer of n bytes (ELF and bundle fields); byte by byte, so any alignment. */
@@ -32,10 +32,7 @@ static uint64_t le(const uint8_t *p, int n)
 }
 
 /* [off, off + len) lies inside a buffer of `size` bytes, without overflow. */
-static bool within(uint64_t off, uint64_t len, uint64_t size)
-{
-    return off <= size && len <= size - off;
-}
+static bool within(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 /* Byte-wise prefix test stopping at the first mismatch: hs_amd_image_size has no size, so it
  * must not read further into an image than a mismatch allows. */
@@ -162,10 +159,7 @@ static bool mp_key(mp *m, const uint8_t **s, uint64_t *n)
     return kind == MP_UINT || kind == MP_OTHER;
 }
 
-static bool mp_is(const uint8_t *s, uint64_t n, const char *lit)
-{
-    return n == strlen(lit) && memcmp(s, lit, n) == 0;
-}
+static bool mp_is(const uint8_t *s, uint64_t n, const char *lit) { return n == strlen(lit) && memcmp(s, lit, n) == 0; }
 
 /* ---- the metadata ("Code Object V3 Metadata") ---- */
 
@@ -199,7 +193,10 @@ static int parse_args(mp *m, hs_kernel_arg *out, int max)
                 const uint8_t *a;
                 if (mp_next(m, &an, &a) != MP_STR)
                     return -1;
-                uint8_t v = mp_is(a, an, "read_only") ? 1 : mp_is(a, an, "write_only") ? 2 : mp_is(a, an, "read_write") ? 3 : 0;
+                uint8_t v = mp_is(a, an, "read_only")    ? 1
+                            : mp_is(a, an, "write_only") ? 2
+                            : mp_is(a, an, "read_write") ? 3
+                                                         : 0;
                 *(kn == 7 ? &access : &actual_access) = v;
             } else if (!mp_skip(m, 0)) {
                 return -1;
@@ -288,8 +285,8 @@ static int parse_metadata(const uint8_t *doc, uint64_t len, const char *name, hs
 /* Walks the notes in [off, off + len) of an image of `size` bytes for the NT_AMDGPU_METADATA
  * note.  Names and descriptors are padded to 4 bytes ("Note Records"), or 8 where the segment
  * or section says so (as the generic ELF readers do). */
-static bool find_note(const uint8_t *e, uint64_t size, uint64_t off, uint64_t len, uint64_t align,
-                      const uint8_t **desc, uint64_t *desc_len)
+static bool find_note(const uint8_t *e, uint64_t size, uint64_t off, uint64_t len, uint64_t align, const uint8_t **desc,
+                      uint64_t *desc_len)
 {
     if (!within(off, len, size))
         return false;
@@ -320,7 +317,8 @@ typedef struct elf_tables {
 
 static bool elf_header(const uint8_t *e, elf_tables *t)
 {
-    if (!starts_with(e, "\177ELF", 4) || e[4] != 2 /* ELFCLASS64 */ || e[5] != 1 /* LSB */ || le(e + 18, 2) != EM_AMDGPU)
+    if (!starts_with(e, "\177ELF", 4) || e[4] != 2 /* ELFCLASS64 */ || e[5] != 1 /* LSB */ ||
+        le(e + 18, 2) != EM_AMDGPU)
         return false;
     *t = (elf_tables){le(e + 32, 8), le(e + 54, 2), le(e + 56, 2), le(e + 40, 8), le(e + 58, 2), le(e + 60, 2)};
     return (!t->phnum || t->phent >= 56) && (!t->shnum || t->shent >= 64);

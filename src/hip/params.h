@@ -13,7 +13,7 @@
 typedef struct hs_kernel_arg {
     uint32_t offset, size;
     bool pointer;
-    uint8_t access;           /* ".actual_access", else ".access": 0 not said, 1 read_only, 2 write_only, 3 read_write */
+    uint8_t access; /* ".actual_access", else ".access": 0 not said, 1 read_only, 2 write_only, 3 read_write */
 } hs_kernel_arg;
 
 /* Finds kernel `name` in a code-object image (a clang offload bundle "__CLANG_OFFLOAD_BUNDLE__"

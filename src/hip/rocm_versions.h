@@ -7,8 +7,14 @@
 #include <stdbool.h>
 
 /* hipPointerAttribute_t's memory type, in ROCm-independent terms. */
-typedef enum hs_rocm_memory { HS_ROCM_MEM_UNKNOWN = 0, HS_ROCM_MEM_HOST, HS_ROCM_MEM_DEVICE, HS_ROCM_MEM_MANAGED,
-                              HS_ROCM_MEM_ARRAY, HS_ROCM_MEM_UNIFIED } hs_rocm_memory;
+typedef enum hs_rocm_memory {
+    HS_ROCM_MEM_UNKNOWN = 0,
+    HS_ROCM_MEM_HOST,
+    HS_ROCM_MEM_DEVICE,
+    HS_ROCM_MEM_MANAGED,
+    HS_ROCM_MEM_ARRAY,
+    HS_ROCM_MEM_UNIFIED
+} hs_rocm_memory;
 
 /* The runtime's version (HIP_VERSION encoding: major * 10000000 + minor * 100000 + patch), asked
  * once through `get_version` (hipRuntimeGetVersion); 0 when it cannot say. */

@@ -41,7 +41,7 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 #define HIP_DIR(k) hs_rocm_copy_kind((int)(k))
 /* A launch: the kernel, how it is named, its geometry (dim3) and its arguments. */
 #define KERNEL(f, ref, grid_, block_, shm, params) HS_LAUNCH_DIM3(f, ref, grid_, block_, shm, params)
-#define EXTRA_BUFFER(extra)                                                                            \
+#define EXTRA_BUFFER(extra)                                                                                            \
     HS_EXTRA_BUFFER(extra, HIP_LAUNCH_PARAM_BUFFER_POINTER, HIP_LAUNCH_PARAM_BUFFER_SIZE, HIP_LAUNCH_PARAM_END)
 
 enum {
@@ -107,8 +107,8 @@ static void resolve_all(void)
 
 static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
 
-#define HS_HIP_FN(name, params, args, ...)                                                            \
-    HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,              \
+#define HS_HIP_FN(name, params, args, ...)                                                                             \
+    HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,                                \
                hipErrorSharedObjectSymbolNotFound, resolve_runtime(), __VA_ARGS__)
 #include "api.inc"
 #undef HS_HIP_FN
@@ -190,8 +190,11 @@ static int hip_kernel_params(const void *kernel, int ref, hs_kernel_param *out, 
     hs_kernel_arg args[HS_KERNEL_MAX_PARAMS];
     int n = hs_amd_kernel_args(image, hs_amd_image_size(image), name, args, HS_KERNEL_MAX_PARAMS);
     for (int i = 0; i < n && i < max && i < HS_KERNEL_MAX_PARAMS; i++)
-        out[i] = (hs_kernel_param){.offset = args[i].offset, .size = args[i].size, .pointer_known = true,
-                                   .pointer = args[i].pointer, .access = args[i].access};
+        out[i] = (hs_kernel_param){.offset = args[i].offset,
+                                   .size = args[i].size,
+                                   .pointer_known = true,
+                                   .pointer = args[i].pointer,
+                                   .access = args[i].access};
     return n;
 }
 
@@ -204,7 +207,8 @@ static int hip_stream_sync(uintptr_t stream)
  * runtime does not answer stays 0 (unknown). */
 static bool hip_device_limits(int device, hs_device_limits *out)
 {
-    if (!real_hipDeviceGetAttribute || !real_hipGetDeviceCount || real_hipGetDeviceCount(&out->device_count) != hipSuccess)
+    if (!real_hipDeviceGetAttribute || !real_hipGetDeviceCount ||
+        real_hipGetDeviceCount(&out->device_count) != hipSuccess)
         return false;
     static const hipDeviceAttribute_t block[3] = {hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimY,
                                                   hipDeviceAttributeMaxBlockDimZ};
@@ -304,11 +308,24 @@ static bool hip_replaces_last_error(unsigned api, int result, int runtime_versio
 }
 
 static const hs_layer runtime_layer = {
-    .name = "HIP runtime", .first_api = 0, .n_apis = HS_HIP_API_COUNT, .error_name = hip_error_name,
-     .is_failure = hip_is_failure, .current_device = hip_current_device, .resolve = resolve_runtime,
-     .is_device_fault = hip_is_device_fault, .kernel_name = hip_kernel_name, .kernel_params = hip_kernel_params,
-     .stream_sync = hip_stream_sync, .device_limits = hip_device_limits, .fill = hip_fill, .read = hip_read, .module_loaded = hip_module_loaded, .function_found = hip_function_found,
-     .lookup = lookup, .n_lookup = sizeof lookup / sizeof *lookup,
+    .name = "HIP runtime",
+    .first_api = 0,
+    .n_apis = HS_HIP_API_COUNT,
+    .error_name = hip_error_name,
+    .is_failure = hip_is_failure,
+    .current_device = hip_current_device,
+    .resolve = resolve_runtime,
+    .is_device_fault = hip_is_device_fault,
+    .kernel_name = hip_kernel_name,
+    .kernel_params = hip_kernel_params,
+    .stream_sync = hip_stream_sync,
+    .device_limits = hip_device_limits,
+    .fill = hip_fill,
+    .read = hip_read,
+    .module_loaded = hip_module_loaded,
+    .function_found = hip_function_found,
+    .lookup = lookup,
+    .n_lookup = sizeof lookup / sizeof *lookup,
 };
 static const char *hsa_status_name(int code)
 {
@@ -321,8 +338,11 @@ static bool hsa_is_failure(int code) { return code != 0; }
 
 /* ROCr's system events (hsa_events.c): only reported, never forwarded. */
 static const hs_layer hsa_events_layer = {
-    .name = "HSA runtime events", .first_api = HS_HIP_API_COUNT, .n_apis = HS_API_COUNT - HS_HIP_API_COUNT,
-    .error_name = hsa_status_name, .is_failure = hsa_is_failure,
+    .name = "HSA runtime events",
+    .first_api = HS_HIP_API_COUNT,
+    .n_apis = HS_API_COUNT - HS_HIP_API_COUNT,
+    .error_name = hsa_status_name,
+    .is_failure = hsa_is_failure,
 };
 static const hs_layer *const layers[] = {&runtime_layer, &hsa_events_layer};
 

@@ -71,7 +71,8 @@ HS_EXPORT int InitializeInjectionNvtxExtension(hs_nvtx_ext_module *m)
         static atomic_bool said;
         if (!atomic_exchange(&said, true))
             hs_say("hipshadow: NVTX: the memory extension's version 0x%04x is not the one hipshadow knows (0x%04x); "
-                   "its calls are not checked\n", m->compat_id, HS_NVTX_COMPAT_MEM);
+                   "its calls are not checked\n",
+                   m->compat_id, HS_NVTX_COMPAT_MEM);
         return 1;
     }
     for (size_t i = 0; i < m->segments_count; i++)

@@ -178,7 +178,8 @@ static void regions_register(const void *domain, const hs_nvtx_regions_register 
     uint64_t owner = 0;
     uintptr_t lo = 0, hi = 0;
     bool quarantine;
-    bool known = desc->region_type == HS_NVTX_MEM_TYPE_VIRTUAL_ADDRESS && heap_of(desc->heap, &owner, &lo, &hi, &quarantine);
+    bool known = desc->region_type == HS_NVTX_MEM_TYPE_VIRTUAL_ADDRESS &&
+                 heap_of(desc->heap, &owner, &lo, &hi, &quarantine);
     for (size_t i = 0; i < desc->count; i++) {
         const hs_nvtx_range *r = element(desc->elements, desc->element_size, i);
         uintptr_t base = (uintptr_t)r->ptr;
@@ -204,7 +205,8 @@ static void regions_resize(const void *domain, const hs_nvtx_regions_resize *des
     for (size_t i = 0; i < desc->count; i++) {
         const hs_nvtx_range *r = element(desc->elements, desc->element_size, i);
         if (!hs_region_resize((uintptr_t)r->ptr, r->size))
-            say_once(SAID_UNKNOWN_REGION, "a region hipshadow does not know (or a resize into the next region) was ignored");
+            say_once(SAID_UNKNOWN_REGION,
+                     "a region hipshadow does not know (or a resize into the next region) was ignored");
     }
 }
 
@@ -220,7 +222,8 @@ static void regions_unregister(const void *domain, const hs_nvtx_regions_unregis
         const hs_nvtx_region_ref *ref = element(desc->elements, desc->element_size, i);
         hs_span r;
         if (!hs_region_at((uintptr_t)ref->pointer, &r)) {
-            say_once(SAID_UNKNOWN_REGION, "a region hipshadow does not know (or a resize into the next region) was ignored");
+            say_once(SAID_UNKNOWN_REGION,
+                     "a region hipshadow does not know (or a resize into the next region) was ignored");
             continue;
         }
         bool quarantine = quarantines(r.owner);
@@ -241,7 +244,8 @@ static void regions_name(const void *domain, const hs_nvtx_regions_name *desc)
         const hs_nvtx_region_name *e = element(desc->elements, desc->element_size, i);
         char text[256];
         if (!hs_region_rename((uintptr_t)e->region.pointer, hs_nvtx_text(e->name_type, e->name, text, sizeof text)))
-            say_once(SAID_UNKNOWN_REGION, "a region hipshadow does not know (or a resize into the next region) was ignored");
+            say_once(SAID_UNKNOWN_REGION,
+                     "a region hipshadow does not know (or a resize into the next region) was ignored");
     }
 }
 
@@ -301,7 +305,8 @@ static void permissions_assign(const void *domain, const hs_nvtx_permissions_ass
             ok = desc->permissions ? hs_access_set_assign(set_of(desc->permissions), &r, access, reset)
                                    : hs_region_set_access(r.base, access, reset);
         if (!ok)
-            say_once(SAID_UNKNOWN_REGION, "a region hipshadow does not know (or a resize into the next region) was ignored");
+            say_once(SAID_UNKNOWN_REGION,
+                     "a region hipshadow does not know (or a resize into the next region) was ignored");
     }
 }
 

@@ -17,7 +17,7 @@ typedef struct interned {
 static struct {
     pthread_mutex_t lock;
     interned *by_text;
-    char **texts;             /* texts[handle - 1] */
+    char **texts; /* texts[handle - 1] */
     size_t n, cap;
 } ms = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -27,13 +27,13 @@ void hs_nvtx_messages_after_fork(void) { pthread_mutex_init(&ms.lock, NULL); }
 static void put_utf8(char *buf, size_t len, size_t *at, uint32_t c)
 {
     char enc[4];
-    int n = c < 0x80 ? (enc[0] = (char)c, 1)
-          : c < 0x800 ? (enc[0] = (char)(0xc0 | c >> 6), enc[1] = (char)(0x80 | (c & 0x3f)), 2)
-          : c < 0x10000 ? (enc[0] = (char)(0xe0 | c >> 12), enc[1] = (char)(0x80 | (c >> 6 & 0x3f)),
-                           enc[2] = (char)(0x80 | (c & 0x3f)), 3)
-          : c < 0x110000 ? (enc[0] = (char)(0xf0 | c >> 18), enc[1] = (char)(0x80 | (c >> 12 & 0x3f)),
-                            enc[2] = (char)(0x80 | (c >> 6 & 0x3f)), enc[3] = (char)(0x80 | (c & 0x3f)), 4)
-          : (enc[0] = '?', 1);
+    int n = c < 0x80       ? (enc[0] = (char)c, 1)
+            : c < 0x800    ? (enc[0] = (char)(0xc0 | c >> 6), enc[1] = (char)(0x80 | (c & 0x3f)), 2)
+            : c < 0x10000  ? (enc[0] = (char)(0xe0 | c >> 12), enc[1] = (char)(0x80 | (c >> 6 & 0x3f)),
+                             enc[2] = (char)(0x80 | (c & 0x3f)), 3)
+            : c < 0x110000 ? (enc[0] = (char)(0xf0 | c >> 18), enc[1] = (char)(0x80 | (c >> 12 & 0x3f)),
+                              enc[2] = (char)(0x80 | (c >> 6 & 0x3f)), enc[3] = (char)(0x80 | (c & 0x3f)), 4)
+                           : (enc[0] = '?', 1);
     if (*at + (size_t)n < len) {
         memcpy(buf + *at, enc, (size_t)n);
         *at += (size_t)n;

@@ -26,14 +26,18 @@ HS_TP_EXPORT int hipshadow_torch_plugin_init(const hipshadow_torch_core *c, hips
                                              size_t len)
 {
     if (!c || c->abi != HIPSHADOW_TORCH_ABI || c->size < sizeof core || !c->block_event) {
-        snprintf(why, len, "the core speaks another plugin ABI (%u, this plugin %u)", c ? c->abi : 0, HIPSHADOW_TORCH_ABI);
+        snprintf(why, len, "the core speaks another plugin ABI (%u, this plugin %u)", c ? c->abi : 0,
+                 HIPSHADOW_TORCH_ABI);
         return -1;
     }
     if (hs_tp_check(why, len) != 0)
         return -1;
     core = *c;
     hs_tp_python_init(&core);
-    *out = (hipshadow_torch_plugin){.abi = HIPSHADOW_TORCH_ABI, .size = sizeof *out, .description = hs_tp_description(),
-                                    .attach = attach, .python_stack = hs_tp_python_stack};
+    *out = (hipshadow_torch_plugin){.abi = HIPSHADOW_TORCH_ABI,
+                                    .size = sizeof *out,
+                                    .description = hs_tp_description(),
+                                    .attach = attach,
+                                    .python_stack = hs_tp_python_stack};
     return 0;
 }

@@ -22,7 +22,7 @@ static struct {
     int ready;
     int (*is_initialized)(void);
     int (*is_finalizing)(void);
-    PyObj *(*current_unchecked)(void);       /* PyThreadState_GetUnchecked / _PyThreadState_UncheckedGet */
+    PyObj *(*current_unchecked)(void); /* PyThreadState_GetUnchecked / _PyThreadState_UncheckedGet */
     int (*gil_check)(void);
     PyObj *(*this_thread_state)(void);
     int (*gil_ensure)(void);
@@ -65,9 +65,10 @@ void hs_tp_python_init(const hipshadow_torch_core *core)
     FIND(decref, "Py_DecRef");
     FIND(err_fetch, "PyErr_Fetch");
     FIND(err_restore, "PyErr_Restore");
-    py.ready = py.is_initialized && py.is_finalizing && (py.current_unchecked || py.gil_check) && py.this_thread_state &&
-               py.gil_ensure && py.gil_release && py.thread_frame && py.frame_back && py.frame_code && py.frame_line &&
-               py.get_attr && py.as_utf8 && py.incref && py.decref && py.err_fetch && py.err_restore;
+    py.ready = py.is_initialized && py.is_finalizing && (py.current_unchecked || py.gil_check) &&
+               py.this_thread_state && py.gil_ensure && py.gil_release && py.thread_frame && py.frame_back &&
+               py.frame_code && py.frame_line && py.get_attr && py.as_utf8 && py.incref && py.decref && py.err_fetch &&
+               py.err_restore;
 }
 
 /* ---- (code object, line) -> the core's frame id ---- */

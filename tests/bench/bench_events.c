@@ -38,8 +38,8 @@ int main(int argc, char **argv)
 {
     int live = argc > 1 ? atoi(argv[1]) : 1000, calls = argc > 2 ? atoi(argv[2]) : 100000;
     kinds = argc > 3 ? argv[3] : NULL;
-    int (*reg)(const char *, void (*)(void **)) =
-        (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     if (!reg || !hs_test_kernels_size)
         return 77;
     reg("scale", scale_host);

@@ -90,7 +90,8 @@ int main(int argc, char **argv)
         }
     }
     if (rounds > 1)
-        printf(" churn_add %.1f churn_release %.1f", churn_add / (n * (rounds - 1)), churn_release / (n * (rounds - 1)));
+        printf(" churn_add %.1f churn_release %.1f", churn_add / (n * (rounds - 1)),
+               churn_release / (n * (rounds - 1)));
     printf("\n");
     return 0;
 }

@@ -60,7 +60,8 @@ int main(int argc, char **argv)
     calls = argc > 2 ? atoi(argv[2]) : 200000;
     int threads = argc > 3 ? atoi(argv[3]) : 1;
     async_copies = argc > 4 && !strcmp(argv[4], "async");
-    if (live < 1 || calls < 1 || threads < 1 || threads > 256 || (argc > 4 && !async_copies && strcmp(argv[4], "sync"))) {
+    if (live < 1 || calls < 1 || threads < 1 || threads > 256 ||
+        (argc > 4 && !async_copies && strcmp(argv[4], "sync"))) {
         fprintf(stderr, "usage: bench_scale LIVE>=1 CALLS>=1 THREADS(1..256) [sync|async]\n");
         return 2;
     }

@@ -42,10 +42,26 @@ static double now_s(void)
 }
 
 /* Four call sites, so allocations and frees have a few distinct stacks (as a program has). */
-__attribute__((noinline)) static void *alloc_a(size_t n) { void *p = NULL; return hipMalloc(&p, n) == hipSuccess ? p : NULL; }
-__attribute__((noinline)) static void *alloc_b(size_t n) { void *p = NULL; return hipMalloc(&p, n) == hipSuccess ? p : NULL; }
-__attribute__((noinline)) static void *alloc_c(size_t n) { void *p = NULL; return hipMalloc(&p, n) == hipSuccess ? p : NULL; }
-__attribute__((noinline)) static void *alloc_d(size_t n) { void *p = NULL; return hipMalloc(&p, n) == hipSuccess ? p : NULL; }
+__attribute__((noinline)) static void *alloc_a(size_t n)
+{
+    void *p = NULL;
+    return hipMalloc(&p, n) == hipSuccess ? p : NULL;
+}
+__attribute__((noinline)) static void *alloc_b(size_t n)
+{
+    void *p = NULL;
+    return hipMalloc(&p, n) == hipSuccess ? p : NULL;
+}
+__attribute__((noinline)) static void *alloc_c(size_t n)
+{
+    void *p = NULL;
+    return hipMalloc(&p, n) == hipSuccess ? p : NULL;
+}
+__attribute__((noinline)) static void *alloc_d(size_t n)
+{
+    void *p = NULL;
+    return hipMalloc(&p, n) == hipSuccess ? p : NULL;
+}
 __attribute__((noinline)) static int free_a(void *p) { return hipFree(p) != hipSuccess; }
 __attribute__((noinline)) static int free_b(void *p) { return hipFree(p) != hipSuccess; }
 

@@ -19,7 +19,7 @@ int main(void)
     MUST(hipDeviceSynchronize());
 
     MUST(hipMemcpyAsync(staging, a, 8192, hipMemcpyDeviceToHost, s1));
-    MUST(hipMemcpyAsync(b, staging, 8192, hipMemcpyHostToDevice, s2));    /* reads what s1 is still writing */
+    MUST(hipMemcpyAsync(b, staging, 8192, hipMemcpyHostToDevice, s2)); /* reads what s1 is still writing */
     MUST(hipDeviceSynchronize());
 
     MUST(hipStreamDestroy(s1));

@@ -146,8 +146,16 @@ __attribute__((noinline)) static void leaf(void)
     MUST(hipFree(p));
     BARRIER();
 }
-__attribute__((noinline)) static void left(int depth, unsigned path) { step(depth, path); BARRIER(); }
-__attribute__((noinline)) static void right(int depth, unsigned path) { step(depth, path); BARRIER(); }
+__attribute__((noinline)) static void left(int depth, unsigned path)
+{
+    step(depth, path);
+    BARRIER();
+}
+__attribute__((noinline)) static void right(int depth, unsigned path)
+{
+    step(depth, path);
+    BARRIER();
+}
 __attribute__((noinline)) static void step(int depth, unsigned path)
 {
     if (depth == 0)
@@ -164,7 +172,7 @@ __attribute__((noinline)) static int stacks(void)
     for (unsigned path = 0; path < 256; path++)
         step(8, path);
     float *small;
-    MUST(hipMalloc((void **)&small, CHUNK)); /* a stack not seen before: not recorded */
+    MUST(hipMalloc((void **)&small, CHUNK));                         /* a stack not seen before: not recorded */
     TRY(hipMemcpy(pinned, small, 2 * CHUNK, hipMemcpyDeviceToHost)); /* out-of-bounds, with its stack */
     MUST(hipFree(small));
     printf("stacks done\n");
@@ -234,13 +242,13 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     MUST(hipMalloc((void **)&dev, CHUNK));
     MUST(hipHostMalloc((void **)&pinned, 16 * CHUNK, 0));
-    int rc = !strcmp(mode, "streams-reused") ? streams_reused()
-           : !strcmp(mode, "streams-cap")    ? streams_cap()
-           : !strcmp(mode, "streams-churn")  ? streams_churn()
-           : !strcmp(mode, "stacks")         ? stacks()
-           : !strcmp(mode, "ledger")         ? ledger()
-           : !strcmp(mode, "events")         ? events()
-                                             : 2;
+    int rc = !strcmp(mode, "streams-reused")  ? streams_reused()
+             : !strcmp(mode, "streams-cap")   ? streams_cap()
+             : !strcmp(mode, "streams-churn") ? streams_churn()
+             : !strcmp(mode, "stacks")        ? stacks()
+             : !strcmp(mode, "ledger")        ? ledger()
+             : !strcmp(mode, "events")        ? events()
+                                              : 2;
     MUST(hipHostFree(pinned));
     MUST(hipFree(dev));
     return rc;

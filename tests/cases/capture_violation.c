@@ -11,12 +11,12 @@ int main(void)
     MUST(hipHostMalloc((void **)&pinned, 4096, 0));
     MUST(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
     MUST(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
-    MUST(hipMemcpyAsync(pinned, dev, 4096, hipMemcpyDeviceToHost, s)); /* captured: fine */
+    MUST(hipMemcpyAsync(pinned, dev, 4096, hipMemcpyDeviceToHost, s));     /* captured: fine */
     TRY(hipMemcpyWithStream(pinned, dev, 4096, hipMemcpyDeviceToHost, s)); /* synchronous during capture */
     TRY(hipStreamSynchronize(s));                                          /* synchronisation during capture */
     MUST(hipStreamEndCapture(s, &graph));
     MUST(hipGraphDestroy(graph));
-    MUST(hipStreamSynchronize(s));                                         /* after capture: fine */
+    MUST(hipStreamSynchronize(s)); /* after capture: fine */
     MUST(hipStreamDestroy(s));
     MUST(hipHostFree(pinned));
     MUST(hipFree(dev));

@@ -22,7 +22,7 @@ int main(void)
     }
     for (int step = 0; step < STEPS; step++) {
         int k = step % 2;
-        MUST(hipEventSynchronize(consumed[k]));          /* the host may refill buffer k */
+        MUST(hipEventSynchronize(consumed[k])); /* the host may refill buffer k */
         for (int i = 0; i < CHUNK / 4; i += 1024)
             pinned[k][i] = (float)step;
         MUST(hipStreamWaitEvent(copy, consumed[k], 0));

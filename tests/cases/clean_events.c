@@ -31,7 +31,8 @@ int main(void)
     MUST(hipMemcpyAsync(buf2, b, 1 << 16, hipMemcpyDeviceToHost, s2));
 
     /* a blocking stream and the legacy null stream are ordered with each other */
-    MUST(hipStreamSynchronize(s2)); /* s2 wrote b (line 25): the null stream below reads it, and does not wait for a non-blocking stream */
+    MUST(hipStreamSynchronize(
+        s2)); /* s2 wrote b (line 25): the null stream below reads it, and does not wait for a non-blocking stream */
     MUST(hipMemcpyAsync(buf3, a, 1 << 16, hipMemcpyDeviceToHost, blocking));
     MUST(hipMemcpyAsync(buf3, b, 1 << 16, hipMemcpyDeviceToHost, NULL));
     MUST(hipStreamSynchronize(NULL)); /* s2 below is non-blocking: the host orders it */

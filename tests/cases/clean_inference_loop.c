@@ -48,7 +48,8 @@ int main(void)
     MUST(hipMemcpyPeer(out, 0, act, 0, hidden));
     MUST(hipMemcpyPeerAsync(out, 0, act, 0, hidden, copy));
     MUST(hipMemcpyDtoHAsync(pinned, out, hidden, copy));
-    MUST(hipStreamSynchronize(copy)); /* the peer copy on `copy` wrote out: ordered before the per-thread stream reads it */
+    MUST(hipStreamSynchronize(
+        copy)); /* the peer copy on `copy` wrote out: ordered before the per-thread stream reads it */
     MUST(hipMemcpy_spt(staging, out, hidden, hipMemcpyDeviceToHost));
     MUST(hipMemcpyAsync_spt(staging, out, hidden, hipMemcpyDeviceToHost, hipStreamPerThread));
     MUST(hipStreamSynchronize_spt(hipStreamPerThread));

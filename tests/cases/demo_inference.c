@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static const size_t ARENA_BYTES = 2403 * MiB;           /* 2,519,728,128 */
-static const size_t EMBEDDING_OFFSET = 1976131072;      /* where the loader placed token_embd */
+static const size_t ARENA_BYTES = 2403 * MiB;              /* 2,519,728,128 */
+static const size_t EMBEDDING_OFFSET = 1976131072;         /* where the loader placed token_embd */
 static const size_t EMBEDDING_BYTES = 896ull * 151936 * 4; /* 544,538,624 (519 MB) */
 
 __attribute__((noinline)) int transpose_embedding(uint8_t *arena)
@@ -21,8 +21,9 @@ __attribute__((noinline)) int transpose_embedding(uint8_t *arena)
         return 1;
     hipError_t e = TRY(hipMemcpyDtoH(host, arena + EMBEDDING_OFFSET, EMBEDDING_BYTES));
     if (e != hipSuccess)
-        fprintf(stderr, "ERROR: Failed to transpose embedding: hipMemcpyDtoH failed with code %d "
-                        "(base_ptr=%p, offset=%zu, size=%zu MB)\n",
+        fprintf(stderr,
+                "ERROR: Failed to transpose embedding: hipMemcpyDtoH failed with code %d "
+                "(base_ptr=%p, offset=%zu, size=%zu MB)\n",
                 (int)e, (void *)arena, EMBEDDING_OFFSET, (size_t)(EMBEDDING_BYTES / MiB));
     free(host);
     return e != hipSuccess;

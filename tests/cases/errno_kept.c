@@ -11,15 +11,15 @@
 
 static int checked;
 
-#define KEEPS(call)                                                                              \
-    do {                                                                                         \
-        errno = EILSEQ;                                                                          \
-        (void)(call);                                                                            \
-        if (errno != EILSEQ) {                                                                   \
-            printf("errno changed by %s: %d\n", #call, errno);                                   \
-            return 1;                                                                            \
-        }                                                                                        \
-        checked++;                                                                               \
+#define KEEPS(call)                                                                                                    \
+    do {                                                                                                               \
+        errno = EILSEQ;                                                                                                \
+        (void)(call);                                                                                                  \
+        if (errno != EILSEQ) {                                                                                         \
+            printf("errno changed by %s: %d\n", #call, errno);                                                         \
+            return 1;                                                                                                  \
+        }                                                                                                              \
+        checked++;                                                                                                     \
     } while (0)
 
 int main(void)

@@ -14,12 +14,12 @@ int main(void)
     MUST(hipStreamSynchronize(s1));
 
     MUST(hipMemcpyAsync(pinned, dev, 1 << 16, hipMemcpyDeviceToHost, s1));
-    MUST(hipFreeAsync(dev, s2));        /* s1's copy may still be reading it */
-    MUST(hipStreamSynchronize(s1));     /* (the simulator then runs s1 before s2's free) */
+    MUST(hipFreeAsync(dev, s2));    /* s1's copy may still be reading it */
+    MUST(hipStreamSynchronize(s1)); /* (the simulator then runs s1 before s2's free) */
     MUST(hipStreamSynchronize(s2));
 
     MUST(hipMemcpyAsync(pinned, dev2, 1 << 16, hipMemcpyDeviceToHost, s1));
-    MUST(hipHostFree(pinned));          /* s1's copy may still be writing it */
+    MUST(hipHostFree(pinned)); /* s1's copy may still be writing it */
     MUST(hipFree(dev2));
     MUST(hipStreamDestroy(s1));
     MUST(hipStreamDestroy(s2));

@@ -46,7 +46,8 @@ static hipFunction_t poke, scale;
 
 static void load(void)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
     if (!reg || !device_access || !hs_test_kernels_size)
         exit(77); /* not the simulator, or no AMD code object was built */
@@ -74,7 +75,7 @@ static int far_write(void)
 {
     int *a, host[1024];
     MUST(hipMalloc((void **)&a, sizeof host));
-    MUST(launch_poke(a, 1ll << 28, 7, 0)); /* the launch succeeds: the kernel faults on the device */
+    MUST(launch_poke(a, 1ll << 28, 7, 0));    /* the launch succeeds: the kernel faults on the device */
     TRY(hipMemcpyDtoH(host, a, sizeof host)); /* a valid copy: it returns the kernel's fault */
     return 0;
 }
@@ -94,8 +95,8 @@ static int overflow(void)
 {
     int *a, host[1000];
     MUST(hipMalloc((void **)&a, sizeof host)); /* 4000 bytes: 1000 ints */
-    MUST(launch_poke(a, 1010, 7, 0));            /* bytes 4040..4043: 40 bytes past the end */
-    MUST(hipMemcpyDtoH(host, a, sizeof host));   /* a synchronisation point: the redzone is read back */
+    MUST(launch_poke(a, 1010, 7, 0));          /* bytes 4040..4043: 40 bytes past the end */
+    MUST(hipMemcpyDtoH(host, a, sizeof host)); /* a synchronisation point: the redzone is read back */
     MUST(hipFree(a));
     hipError_t stale = hipGetLastError(); /* nothing hipshadow did may show here */
     if (stale != hipSuccess) {
@@ -111,10 +112,14 @@ static void poke_stub(void) {}
 static int stub_freed_arg(void)
 {
     void **(*reg_fatbin)(const void *) = (void **(*)(const void *))dlsym(RTLD_DEFAULT, "__hipRegisterFatBinary");
-    void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *) =
-        (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *))dlsym(
-            RTLD_DEFAULT, "__hipRegisterFunction");
-    static struct { unsigned magic, version; const void *binary; void *unused; } wrapper = {0x48495046, 1, NULL, NULL};
+    void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *,
+                   int *) = (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *,
+                                      void *, int *))dlsym(RTLD_DEFAULT, "__hipRegisterFunction");
+    static struct {
+        unsigned magic, version;
+        const void *binary;
+        void *unused;
+    } wrapper = {0x48495046, 1, NULL, NULL};
     wrapper.binary = hs_test_kernels;
     if (!reg_fatbin || !reg_fn)
         return 77;
@@ -224,7 +229,7 @@ static int host_fn_retires(void)
     MUST(launch_poke(a, 0, 1, s1));
     MUST(launch_host_func(s1, host_note, &ran));
     while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
-        ; /* the host function has run: poke(a) is done */
+        ;                                   /* the host function has run: poke(a) is done */
     MUST(launch_poke(b, 1ll << 28, 2, s2)); /* faults */
     TRY(hipMemcpyDtoH(host, a, sizeof host));
     return 0;
@@ -263,11 +268,21 @@ static int clean(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*fn)(void); } cases[] = {
-        {"far-write", far_write}, {"freed-arg", freed_arg}, {"serialize", serialize}, {"clean", clean},
-        {"overflow", overflow}, {"stub-freed-arg", stub_freed_arg}, {"overflow-at-exit", overflow_at_exit},
-        {"overflow-async", overflow_async}, {"host-fn-retires", host_fn_retires},
-        {"overflow-two-devices", overflow_two_devices}, {"fault-near-older-launch", fault_near_older_launch},
+    static const struct {
+        const char *name;
+        int (*fn)(void);
+    } cases[] = {
+        {"far-write", far_write},
+        {"freed-arg", freed_arg},
+        {"serialize", serialize},
+        {"clean", clean},
+        {"overflow", overflow},
+        {"stub-freed-arg", stub_freed_arg},
+        {"overflow-at-exit", overflow_at_exit},
+        {"overflow-async", overflow_async},
+        {"host-fn-retires", host_fn_retires},
+        {"overflow-two-devices", overflow_two_devices},
+        {"fault-near-older-launch", fault_near_older_launch},
     };
     load();
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)

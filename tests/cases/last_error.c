@@ -16,10 +16,10 @@
 extern const unsigned char hs_test_kernels[];
 extern const unsigned long hs_test_kernels_size;
 
-static int new_rule;       /* ROCm 7 on: only failures (not hipErrorNotReady) set the last error */
-static hipError_t pending; /* what hipPeekAtLastError must say, by the rule */
+static int new_rule;         /* ROCm 7 on: only failures (not hipErrorNotReady) set the last error */
+static hipError_t pending;   /* what hipPeekAtLastError must say, by the rule */
 static hipError_t gpu_error; /* from ROCm 7, once the GPU is in error: every call's answer */
-static int broken;         /* answers against the rule, and failing forms that did not fail */
+static int broken;           /* answers against the rule, and failing forms that did not fail */
 
 static int failure(hipError_t e) { return e != hipSuccess && e != hipErrorNotReady; }
 
@@ -92,8 +92,18 @@ static void poke_stub(void) {}
 static void scale_stub(void) {}
 
 static int host_fn_calls;
-static void host_fn(void *data) { (void)data; host_fn_calls++; }
-static void callback(hipStream_t s, hipError_t status, void *data) { (void)s; (void)status; (void)data; host_fn_calls++; }
+static void host_fn(void *data)
+{
+    (void)data;
+    host_fn_calls++;
+}
+static void callback(hipStream_t s, hipError_t status, void *data)
+{
+    (void)s;
+    (void)status;
+    (void)data;
+    host_fn_calls++;
+}
 
 /* Not exported by Debian's libamdhip64 5.2 (hipExtModuleLaunchKernel only as a C++ name): found
  * at run time, as programs built against newer releases reach them. */
@@ -627,19 +637,23 @@ static void sticky_rows(const le_res *r)
 
 int main(void)
 {
-    int (*reg)(const char *, void (*)(void **)) =
-        (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     void **(*reg_fatbin)(const void *) = (void **(*)(const void *))dlsym(RTLD_DEFAULT, "__hipRegisterFatBinary");
-    void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *) =
-        (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *, int *))dlsym(
-            RTLD_DEFAULT, "__hipRegisterFunction");
+    void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *,
+                   int *) = (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *,
+                                      void *, int *))dlsym(RTLD_DEFAULT, "__hipRegisterFunction");
     *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
     if (!reg || !reg_fatbin || !reg_fn || !device_access || !hs_test_kernels_size)
         return 77; /* not the simulator, or no AMD code object was built */
     reg("poke", poke_host);
     reg("scale", scale_host);
     /* What hipcc's generated constructor does. */
-    static struct { unsigned magic, version; const void *binary; void *unused; } wrapper = {0x48495046, 1, NULL, NULL};
+    static struct {
+        unsigned magic, version;
+        const void *binary;
+        void *unused;
+    } wrapper = {0x48495046, 1, NULL, NULL};
     wrapper.binary = hs_test_kernels;
     void **modules = reg_fatbin(&wrapper);
     reg_fn(modules, (const void *)poke_stub, (char *)"poke", "poke", 0, NULL, NULL, NULL, NULL, NULL);

@@ -6,11 +6,11 @@
 
 #include <dlfcn.h>
 
-#define SAY(call)                                                                                  \
-    do {                                                                                           \
-        hipError_t e_ = (call);                                                                    \
-        printf("%s -> %d\n", #call, (int)e_);                                                     \
-        fflush(stdout);                                                                            \
+#define SAY(call)                                                                                                      \
+    do {                                                                                                               \
+        hipError_t e_ = (call);                                                                                        \
+        printf("%s -> %d\n", #call, (int)e_);                                                                          \
+        fflush(stdout);                                                                                                \
     } while (0)
 
 int main(void)

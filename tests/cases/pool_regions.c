@@ -6,7 +6,10 @@
 
 #include <string.h>
 
-static const struct { const char *name; size_t bytes; } tensors[] = {
+static const struct {
+    const char *name;
+    size_t bytes;
+} tensors[] = {
     {"blk.0.attn_norm.weight", 896 * 4},
     {"blk.0.attn_q.weight", 896 * 896 * 4},
     {"token_embd.weight", 896ull * 151936 * 4},

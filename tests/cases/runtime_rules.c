@@ -13,7 +13,8 @@ static void poke_host(void **params) { (void)params; }
 
 int main(void)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     if (!reg || !hs_test_kernels_size)
         return 77; /* not the simulator, or no AMD code object was built */
     reg("poke", poke_host);

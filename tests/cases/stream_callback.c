@@ -17,7 +17,11 @@
 #define SANITIZED 0
 #endif
 
-typedef struct seen { hipStream_t stream; hipError_t status; int calls; } seen;
+typedef struct seen {
+    hipStream_t stream;
+    hipError_t status;
+    int calls;
+} seen;
 
 static void note(hipStream_t stream, hipError_t status, void *data)
 {
@@ -40,16 +44,16 @@ static int retires(void)
     MUST(hipMemcpyAsync(pinned, dev, 1 << 16, hipMemcpyDeviceToHost, s));
     MUST(hipStreamAddCallback(s, note, &got, 0));
     while (!__atomic_load_n(&got.calls, __ATOMIC_ACQUIRE))
-        usleep(100); /* the callback ran: the copy before it is done */
+        usleep(100);           /* the callback ran: the copy before it is done */
     MUST(hipHostFree(pinned)); /* no stream synchronisation: the callback was the program's */
-    printf("callback: %d call, own stream %s, status %d\n", got.calls, got.stream == s ? "yes" : "no",
-           (int)got.status);
+    printf("callback: %d call, own stream %s, status %d\n", got.calls, got.stream == s ? "yes" : "no", (int)got.status);
     hipError_t e = hipStreamAddCallback(s, NULL, NULL, 0); /* the runtime's to refuse, not hipshadow's to box */
     printf("no callback: %s\n", e == hipErrorInvalidValue ? "refused" : "accepted");
     hipError_t (*launch_host_func)(hipStream_t, void (*)(void *), void *) =
         (hipError_t(*)(hipStream_t, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "hipLaunchHostFunc");
     if (launch_host_func)
-        printf("no host function: %s\n", launch_host_func(s, NULL, NULL) == hipErrorInvalidValue ? "refused" : "accepted");
+        printf("no host function: %s\n",
+               launch_host_func(s, NULL, NULL) == hipErrorInvalidValue ? "refused" : "accepted");
     MUST(hipFree(dev));
     MUST(hipStreamDestroy(s));
     return got.calls == 1 && got.stream == s && got.status == hipSuccess ? 0 : 1;

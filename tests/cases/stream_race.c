@@ -40,7 +40,8 @@ static hipFunction_t scale, scale_r;
 
 static void load(void)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
     if (!reg || !device_access || !hs_test_kernels_size)
         exit(77);
@@ -59,7 +60,8 @@ static hipError_t launch_scale(float *out, const float *in, int n, hipStream_t s
 {
     float k = 2.0f;
     void *params[] = {&out, &in, &n, &k};
-    return hipModuleLaunchKernel(restrict_args ? scale_r : scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL);
+    return hipModuleLaunchKernel(restrict_args ? scale_r : scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params,
+                                 NULL);
 }
 
 enum { N = 64 };

@@ -12,10 +12,21 @@
 
 enum { SLOTS = 4, MAXBYTES = 4096 };
 
-enum { C_MALLOC, C_FREE, C_HTOD, C_DTOH, C_ASYNC, C_SYNC, C_STREAM_CREATE, C_STREAM_DESTROY, C_HOST_MALLOC,
-       C_HOST_FREE, C_COUNT };
+enum {
+    C_MALLOC,
+    C_FREE,
+    C_HTOD,
+    C_DTOH,
+    C_ASYNC,
+    C_SYNC,
+    C_STREAM_CREATE,
+    C_STREAM_DESTROY,
+    C_HOST_MALLOC,
+    C_HOST_FREE,
+    C_COUNT
+};
 static const char *const api_of[C_COUNT] = {
-    "hipMalloc", "hipFree", "hipMemcpyHtoD", "hipMemcpyDtoH", "hipMemcpyAsync", "hipStreamSynchronize",
+    "hipMalloc",       "hipFree",          "hipMemcpyHtoD", "hipMemcpyDtoH", "hipMemcpyAsync", "hipStreamSynchronize",
     "hipStreamCreate", "hipStreamDestroy", "hipHostMalloc", "hipHostFree"};
 
 typedef struct {
@@ -30,9 +41,9 @@ typedef struct {
     uint64_t calls[C_COUNT];
     uint64_t h2d, d2h, mismatches;
     hipStream_t s;
-    unsigned char *pin;               /* pinned: async copies stay async */
-    bool pending;                     /* async work issued since the last sync */
-    bool verify;                      /* the pending work includes a D2H into pin: check at sync */
+    unsigned char *pin; /* pinned: async copies stay async */
+    bool pending;       /* async work issued since the last sync */
+    bool verify;        /* the pending work includes a D2H into pin: check at sync */
     size_t v_off, v_len;
     unsigned char expect[MAXBYTES];
     slot slots[SLOTS];
@@ -46,12 +57,12 @@ static uint64_t rnd(worker *w)
     return w->rng;
 }
 
-#define CALL(w, c, call)                                                                    \
-    do {                                                                                    \
-        (w)->calls[c]++;                                                                    \
-        (w)->ops++;                                                                         \
-        if (TRY(call) != hipSuccess)                                                        \
-            exit(99);                                                                       \
+#define CALL(w, c, call)                                                                                               \
+    do {                                                                                                               \
+        (w)->calls[c]++;                                                                                               \
+        (w)->ops++;                                                                                                    \
+        if (TRY(call) != hipSuccess)                                                                                   \
+            exit(99);                                                                                                  \
     } while (0)
 
 static void sync_stream(worker *w)
@@ -146,9 +157,7 @@ static void one_op(worker *w)
             sync_stream(w);
         }
         break;
-    default: /* sync */
-        sync_stream(w);
-        break;
+    default: /* sync */ sync_stream(w); break;
     }
 }
 

@@ -10,11 +10,11 @@ int main(void)
     hipModule_t module;
     hipDeviceptr_t global;
     size_t size = 0;
-    if (hipModuleLoadData(&module, image) != hipSuccess || hipModuleGetGlobal(&global, &size, module, "table") != hipSuccess ||
-        size != 4096)
+    if (hipModuleLoadData(&module, image) != hipSuccess ||
+        hipModuleGetGlobal(&global, &size, module, "table") != hipSuccess || size != 4096)
         return 99;
     char *dev = (char *)global, host[8192];
-    MUST(hipMemcpyDtoH(host, dev + 1024, 1024));  /* clean */
-    TRY(hipMemcpyDtoH(host, dev + 1024, 4000));   /* 928 bytes past the end */
+    MUST(hipMemcpyDtoH(host, dev + 1024, 1024)); /* clean */
+    TRY(hipMemcpyDtoH(host, dev + 1024, 4000));  /* 928 bytes past the end */
     return 0;
 }

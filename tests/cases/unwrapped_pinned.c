@@ -17,8 +17,8 @@ int main(void)
         return 99;
     MUST(hipMalloc((void **)&dev, 4096));
     /* hipMemcpyDefault: hipshadow must learn what the pinned side is to tell the direction. */
-    MUST(hipMemcpy(pinned, dev, 1024, hipMemcpyDefault));  /* D2H, clean */
-    TRY(hipMemcpy(pinned, dev, 8192, hipMemcpyDefault));   /* D2H, 4096 bytes past the device buffer */
+    MUST(hipMemcpy(pinned, dev, 1024, hipMemcpyDefault)); /* D2H, clean */
+    TRY(hipMemcpy(pinned, dev, 8192, hipMemcpyDefault));  /* D2H, 4096 bytes past the device buffer */
     MUST(hipFree(dev));
     printf("pinned copies done\n");
     return 0;

@@ -81,7 +81,9 @@ static uint64_t at_least_1(uint64_t n) { return n ? n : 1; }
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_big_log FILE EVENTS [findings=N] [streams=N] [modules=N] [stacks=N] [apis=N] [kernels=N]\n");
+        fprintf(
+            stderr,
+            "usage: make_big_log FILE EVENTS [findings=N] [streams=N] [modules=N] [stacks=N] [apis=N] [kernels=N]\n");
         return 2;
     }
     uint64_t events = strtoull(argv[2], NULL, 0);
@@ -143,7 +145,8 @@ int main(int argc, char **argv)
         st->id = (uint32_t)s;
         st->n_frames = 3;
         for (int k = 0; k < 3; k++) {
-            uint64_t pc = bias0 + ((s * 31 + (uint64_t)k * 7) % modules) * module_span + (s * 16 + (uint64_t)k) % module_span;
+            uint64_t pc = bias0 + ((s * 31 + (uint64_t)k * 7) % modules) * module_span +
+                          (s * 16 + (uint64_t)k) % module_span;
             memcpy((uint8_t *)(st + 1) + k * 8, &pc, 8);
         }
     }
@@ -197,7 +200,9 @@ int main(int argc, char **argv)
             continue;
         }
         switch (i % 8) {
-        case 0: case 1: case 2: {
+        case 0:
+        case 1:
+        case 2: {
             hs_log_copy *c = put(&w, &w.events, HS_LOG_COPY, sizeof *c);
             c->start_ns = t;
             c->end_ns = t + 700;
@@ -210,7 +215,8 @@ int main(int argc, char **argv)
             c->dst_alloc = next_id;
             break;
         }
-        case 3: case 4: {
+        case 3:
+        case 4: {
             hs_log_launch *l = put(&w, &w.events, HS_LOG_LAUNCH, sizeof *l);
             l->start_ns = t;
             l->end_ns = t + 500;

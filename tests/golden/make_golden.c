@@ -75,9 +75,10 @@ static writer start(uint32_t pid, int rank, uint64_t t0)
     memcpy(m + 1, &seg, sizeof seg);
     memcpy((uint8_t *)(m + 1) + sizeof seg, path, strlen(path));
 
-    static const char *const apis[] = {"hipMalloc", "hipFree", "hipMemcpyDtoH", "hipMemcpyHtoD",
-                                       "hipMemcpyAsync", "hipStreamSynchronize", "hipMemsetAsync", "hipStreamCreate",
-                                       "hipModuleLaunchKernel", "hipLaunchKernel"};
+    static const char *const apis[] = {"hipMalloc",      "hipFree",         "hipMemcpyDtoH",
+                                       "hipMemcpyHtoD",  "hipMemcpyAsync",  "hipStreamSynchronize",
+                                       "hipMemsetAsync", "hipStreamCreate", "hipModuleLaunchKernel",
+                                       "hipLaunchKernel"};
     for (uint16_t i = 0; i < 10; i++) {
         hs_log_api_name *a = put(w.meta, HS_LOG_API_NAME, sizeof *a + (uint32_t)strlen(apis[i]));
         a->api = i;
@@ -192,7 +193,8 @@ typedef struct arg {
 /* A launch of kernel-name `name` (api 8 hipModuleLaunchKernel: a module function; api 9
  * hipLaunchKernel: a host stub). */
 static void launch(writer *w, uint16_t api, uint64_t t, uint32_t name, uint64_t stream, uint64_t seq, uint32_t gx,
-                   uint32_t gy, uint32_t bx, uint32_t shmem, int n_args, const arg *args, uint32_t stack, uint32_t finding)
+                   uint32_t gy, uint32_t bx, uint32_t shmem, int n_args, const arg *args, uint32_t stack,
+                   uint32_t finding)
 {
     hs_log_launch *l = put(w->events, HS_LOG_LAUNCH, sizeof *l + (uint32_t)n_args * sizeof(hs_log_launch_arg));
     l->start_ns = t;
@@ -212,8 +214,12 @@ static void launch(writer *w, uint16_t api, uint64_t t, uint32_t name, uint64_t 
     l->first_finding = finding;
     hs_log_launch_arg *a = (hs_log_launch_arg *)(l + 1);
     for (int i = 0; i < n_args; i++)
-        a[i] = (hs_log_launch_arg){.index = args[i].index, .state = args[i].state, .how = HS_LOG_ARG_EXACT,
-                                   .alloc_id = args[i].alloc_id, .offset = args[i].offset, .value = args[i].value};
+        a[i] = (hs_log_launch_arg){.index = args[i].index,
+                                   .state = args[i].state,
+                                   .how = HS_LOG_ARG_EXACT,
+                                   .alloc_id = args[i].alloc_id,
+                                   .offset = args[i].offset,
+                                   .value = args[i].value};
 }
 
 /* kernel-use-after-free: the launch's argument points into a freed allocation. */
@@ -244,7 +250,8 @@ static void detailed_finding(writer *w, uint64_t t, uint32_t seq, uint64_t base)
     static const char cause[] = "cause\nSUMMARY: hipshadow: no findings\x1b[2J\",\"x\xff<img src=x "
                                 "onerror=\"document.documentElement.setAttribute('data-pwned','cause')\">";
     static const char k1[] = "=cmd|' /C calc'!A0\r\n<b>k1</b>\xc3\x28";
-    static const char k2[] = "k2\x1b]0;title\x07</td><script>document.documentElement.setAttribute('data-pwned','k2')</script>";
+    static const char k2[] =
+        "k2\x1b]0;title\x07</td><script>document.documentElement.setAttribute('data-pwned','k2')</script>";
     uint32_t cause_size = (uint32_t)(sizeof(hs_log_cause) + sizeof rule - 1 + sizeof cause - 1);
     uint32_t race_size = (uint32_t)(sizeof(hs_log_race) + sizeof k1 - 1 + sizeof k2 - 1);
     uint32_t size = (uint32_t)sizeof(hs_log_finding) + cause_size + race_size + (uint32_t)sizeof(hs_log_uninit);
@@ -260,26 +267,54 @@ static void detailed_finding(writer *w, uint64_t t, uint32_t seq, uint64_t base)
     f->stack = 2;
     f->result = 1;
     uint8_t *p = (uint8_t *)(f + 1);
-    hs_log_cause c = {.p = {HS_LOG_PART_CAUSE, 0, cause_size}, .rule_bytes = sizeof rule - 1, .text_bytes = sizeof cause - 1};
+    hs_log_cause c = {
+        .p = {HS_LOG_PART_CAUSE, 0, cause_size}, .rule_bytes = sizeof rule - 1, .text_bytes = sizeof cause - 1};
     memcpy(p, &c, sizeof c);
     memcpy(p + sizeof c, rule, sizeof rule - 1);
     memcpy(p + sizeof c + sizeof rule - 1, cause, sizeof cause - 1);
     p += cause_size;
-    hs_log_race r = {.p = {HS_LOG_PART_RACE, 0, race_size}, .alloc_id = 1, .alloc_base = base, .alloc_size = 1 << 20,
-                     .lo = 0, .hi = 256};
-    r.mine = (hs_log_access){.hi = 256, .seq = 2, .time_ns = t - 10, .bytes = 256, .stream = 0x77, .stack = 4,
-                             .api = 8, .op = HS_LOG_ACCESS_KERNEL, .flags = HS_LOG_ACCESS_LAUNCH | HS_LOG_ACCESS_WRITE,
+    hs_log_race r = {.p = {HS_LOG_PART_RACE, 0, race_size},
+                     .alloc_id = 1,
+                     .alloc_base = base,
+                     .alloc_size = 1 << 20,
+                     .lo = 0,
+                     .hi = 256};
+    r.mine = (hs_log_access){.hi = 256,
+                             .seq = 2,
+                             .time_ns = t - 10,
+                             .bytes = 256,
+                             .stream = 0x77,
+                             .stack = 4,
+                             .api = 8,
+                             .op = HS_LOG_ACCESS_KERNEL,
+                             .flags = HS_LOG_ACCESS_LAUNCH | HS_LOG_ACCESS_WRITE,
                              .kernel_bytes = sizeof k1 - 1};
-    r.other = (hs_log_access){.hi = 256, .seq = 1, .time_ns = t - 100, .bytes = 256, .stream = 0x78, .stack = 3,
-                              .api = 3, .op = HS_LOG_ACCESS_KERNEL, .flags = HS_LOG_ACCESS_LAUNCH,
+    r.other = (hs_log_access){.hi = 256,
+                              .seq = 1,
+                              .time_ns = t - 100,
+                              .bytes = 256,
+                              .stream = 0x78,
+                              .stack = 3,
+                              .api = 3,
+                              .op = HS_LOG_ACCESS_KERNEL,
+                              .flags = HS_LOG_ACCESS_LAUNCH,
                               .kernel_bytes = sizeof k2 - 1};
     memcpy(p, &r, sizeof r);
     memcpy(p + sizeof r, k1, sizeof k1 - 1);
     memcpy(p + sizeof r + sizeof k1 - 1, k2, sizeof k2 - 1);
     p += race_size;
-    hs_log_uninit u = {.p = {HS_LOG_PART_UNINIT, 0, sizeof u}, .alloc_id = 1, .alloc_base = base, .alloc_size = 256,
-                       .lo = 0, .hi = 256, .n_gaps = 1, .n_written = 1, .gaps = {{252, 256}}, .written = {{0, 252}},
-                       .has_last_write = 1, .kernel = 1,
+    hs_log_uninit u = {.p = {HS_LOG_PART_UNINIT, 0, sizeof u},
+                       .alloc_id = 1,
+                       .alloc_base = base,
+                       .alloc_size = 256,
+                       .lo = 0,
+                       .hi = 256,
+                       .n_gaps = 1,
+                       .n_written = 1,
+                       .gaps = {{252, 256}},
+                       .written = {{0, 252}},
+                       .has_last_write = 1,
+                       .kernel = 1,
                        .last_write = {.hi = 252, .bytes = 252, .api = 5, .op = HS_LOG_ACCESS_MEMSET, .flags = 1}};
     memcpy(p, &u, sizeof u);
 }
@@ -337,8 +372,9 @@ static writer hostile(const char *module_path, uint64_t offset)
                  "HIP_VISIBLE_DEVICES=\"<script>document.documentElement.setAttribute('data-pwned','env')</script>\n"
                  "SUMMARY: hipshadow: no findings\xff");
     /* the same api numbers named again: the last name wins */
-    api_name(&w, 2, "hipMemcpyDtoH</title><script>document.documentElement.setAttribute('data-pwned','api')</script>"
-                    "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','img')\">\",\"x,y\"\xff");
+    api_name(&w, 2,
+             "hipMemcpyDtoH</title><script>document.documentElement.setAttribute('data-pwned','api')</script>"
+             "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','img')\">\",\"x,y\"\xff");
     api_name(&w, 3, "=HYPERLINK(\"http://evil.example/\",\"click\")");
     api_name(&w, 5, "+sync\n\r\x01\xc3\x28");
     api_name(&w, 8, "@SUM(1+1)\xed\xa0\x80");

@@ -104,7 +104,7 @@ static int clean(void)
     MUST(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     MUST(cudaStreamCreateWithPriority(&s2, cudaStreamNonBlocking, 0));
     MUST(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    MUST(cudaMemcpy(dev + N, host, N, cudaMemcpyHostToDevice));              /* interior pointer */
+    MUST(cudaMemcpy(dev + N, host, N, cudaMemcpyHostToDevice)); /* interior pointer */
     MUST(cudaMemcpyAsync(pinned, dev + N, N, cudaMemcpyDeviceToHost, s1));
     MUST(cudaEventRecord(e, s1));
     MUST(cudaStreamWaitEvent(s2, e, 0));
@@ -199,7 +199,7 @@ static int peer(void)
     MUST(cudaMalloc((void **)&on1, 4096));
     MUST(cudaSetDevice(0));
     MUST(cudaMalloc((void **)&on0, 8192));
-    MUST(cudaMemcpyPeer(on0, 0, on1, 1, 4096)); /* clean */
+    MUST(cudaMemcpyPeer(on0, 0, on1, 1, 4096));       /* clean */
     TRY(cudaMemcpyPeer(on0, 0, on1 + 1024, 1, 4096)); /* 1024 bytes past the end, on device 1 */
     MUST(cudaFree(on0));
     MUST(cudaSetDevice(1));
@@ -209,14 +209,25 @@ static int peer(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*fn)(void); } cases[] = {
-        {"probe", probe}, {"oob", oob}, {"uaf", uaf}, {"overlap", overlap},
-        {"destroyed-stream", destroyed_stream}, {"direction", direction}, {"clean", clean},
-        {"vmm-past-end", vmm_past_end}, {"vmm-clean", vmm_clean}, {"peer", peer},
+    static const struct {
+        const char *name;
+        int (*fn)(void);
+    } cases[] = {
+        {"probe", probe},
+        {"oob", oob},
+        {"uaf", uaf},
+        {"overlap", overlap},
+        {"destroyed-stream", destroyed_stream},
+        {"direction", direction},
+        {"clean", clean},
+        {"vmm-past-end", vmm_past_end},
+        {"vmm-clean", vmm_clean},
+        {"peer", peer},
     };
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
         if (!strcmp(argv[1], cases[i].name))
             return cases[i].fn();
-    fprintf(stderr, "usage: gpu_cases probe|oob|uaf|overlap|destroyed-stream|direction|clean|vmm-past-end|vmm-clean|peer\n");
+    fprintf(stderr,
+            "usage: gpu_cases probe|oob|uaf|overlap|destroyed-stream|direction|clean|vmm-past-end|vmm-clean|peer\n");
     return 2;
 }

@@ -6,17 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TRY(call)                                                                            \
-    ({                                                                                       \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess)                                                               \
-            fprintf(stderr, "%s failed: %s (%d)\n", #call, cudaGetErrorString(e_), (int)e_); \
-        e_;                                                                                  \
+#define TRY(call)                                                                                                      \
+    ({                                                                                                                 \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess)                                                                                         \
+            fprintf(stderr, "%s failed: %s (%d)\n", #call, cudaGetErrorString(e_), (int)e_);                           \
+        e_;                                                                                                            \
     })
-#define MUST(call)                       \
-    do {                                 \
-        if (TRY(call) != cudaSuccess)    \
-            exit(99);                    \
+#define MUST(call)                                                                                                     \
+    do {                                                                                                               \
+        if (TRY(call) != cudaSuccess)                                                                                  \
+            exit(99);                                                                                                  \
     } while (0)
 
 #endif

@@ -65,20 +65,26 @@ void le_end(void)
     fflush(stdout);
 }
 
-#define MUST(call)                                                                                   \
-    do {                                                                                             \
-        cudaError_t e_ = (call);                                                                     \
-        if (e_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(e_));                         \
-            exit(99);                                                                                \
-        }                                                                                            \
+#define MUST(call)                                                                                                     \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(e_));                                           \
+            exit(99);                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 static int host_fn_calls;
-static void CUDART_CB host_fn(void *data) { (void)data; host_fn_calls++; }
+static void CUDART_CB host_fn(void *data)
+{
+    (void)data;
+    host_fn_calls++;
+}
 static void CUDART_CB callback(cudaStream_t s, cudaError_t status, void *data)
 {
-    (void)s; (void)status; (void)data;
+    (void)s;
+    (void)status;
+    (void)data;
     host_fn_calls++;
 }
 

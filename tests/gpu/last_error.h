@@ -28,7 +28,7 @@ extern const void *const le_not_a_kernel;
 typedef struct le_res {
     char *dev, *dev2, *host, *pinned; /* 4096 bytes each (host: pageable, 8192) */
     cudaStream_t stream;
-    cudaEvent_t event;                /* recorded on stream */
+    cudaEvent_t event; /* recorded on stream */
 } le_res;
 
 void le_row(const char *name);

@@ -12,20 +12,26 @@
 #error "build with -DCUDA_API_PER_THREAD_DEFAULT_STREAM"
 #endif
 
-#define MUST(call)                                                                                   \
-    do {                                                                                             \
-        cudaError_t e_ = (call);                                                                     \
-        if (e_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(e_));                         \
-            exit(99);                                                                                \
-        }                                                                                            \
+#define MUST(call)                                                                                                     \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(e_));                                           \
+            exit(99);                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 static int host_fn_calls;
-static void CUDART_CB host_fn(void *data) { (void)data; host_fn_calls++; }
+static void CUDART_CB host_fn(void *data)
+{
+    (void)data;
+    host_fn_calls++;
+}
 static void CUDART_CB callback(cudaStream_t s, cudaError_t status, void *data)
 {
-    (void)s; (void)status; (void)data;
+    (void)s;
+    (void)status;
+    (void)data;
     host_fn_calls++;
 }
 

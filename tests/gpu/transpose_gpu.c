@@ -50,7 +50,7 @@ static int check_one(size_t rows, size_t cols, size_t elem, size_t spad, size_t 
 static int check(void)
 {
     static const size_t shapes[][2] = {{1, 100003}, {100003, 1}, {1021, 509}, {97, 131}, {4096, 4096},
-                                       {3, 70001}, {70001, 3}, {257, 255}, {1, 1}};
+                                       {3, 70001},  {70001, 3},  {257, 255},  {1, 1}};
     static const size_t elems[] = {1, 2, 4, 8, 16};
     int total = 0, good = 0;
     for (size_t e = 0; e < 5; e++) {
@@ -80,8 +80,11 @@ static float median_ms(float *t, int n)
 
 static int bench(void)
 {
-    static const struct { const char *type; size_t elem, rows, cols; } cases[] = {
-        {"fp32", 4, 4096, 4096}, {"fp32", 4, 8192, 8192}, {"fp32", 4, 16384, 16384},
+    static const struct {
+        const char *type;
+        size_t elem, rows, cols;
+    } cases[] = {
+        {"fp32", 4, 4096, 4096}, {"fp32", 4, 8192, 8192},  {"fp32", 4, 16384, 16384},
         {"fp16", 2, 4096, 8192}, {"fp16", 2, 8192, 16384}, {"fp16", 2, 16384, 32768},
     };
     cudaEvent_t a, b;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #ours " differs from " #theirs)
-#define SAME_FIELD(ours, a, theirs, b) \
+#define SAME_FIELD(ours, a, theirs, b)                                                                                 \
     _Static_assert(offsetof(ours, a) == offsetof(theirs, b), #ours "." #a " differs from " #theirs "." #b)
 #define SAME_VALUE(ours, theirs) _Static_assert((long)(ours) == (long)(theirs), #ours " differs from " #theirs)
 

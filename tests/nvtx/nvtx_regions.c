@@ -73,15 +73,16 @@ static void poke_host(void **params)
 /* tests/cases/test_kernels.hip's poke, run by the simulator as poke_host. */
 static int launch_poke(int *p, int value)
 {
-    int (*reg)(const char *, void (*)(void **)) =
-        (int (*)(const char *, void (*)(void **)))dlsym(RTLD_DEFAULT, "simhip_register_kernel");
+    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
+        RTLD_DEFAULT, "simhip_register_kernel");
     *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
     if (!reg || !device_access || !hs_test_kernels_size)
         exit(77); /* not the simulator, or no AMD code object was built */
     reg("poke", poke_host);
     hipModule_t module;
     hipFunction_t poke;
-    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess || hipModuleGetFunction(&poke, module, "poke") != hipSuccess)
+    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess ||
+        hipModuleGetFunction(&poke, module, "poke") != hipSuccess)
         exit(99);
     long long offset = 0;
     void *params[] = {&p, &offset, &value};
@@ -96,11 +97,11 @@ static int launch_poke(int *p, int value)
 #define FRAME __attribute__((noinline))
 #endif
 
-#define TRY(call)                                                                           \
-    do {                                                                                    \
-        gpu_error e_ = (call);                                                              \
-        if (e_ != gpu_success)                                                              \
-            fprintf(stderr, "%s failed with code %d\n", #call, (int)e_);                    \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        gpu_error e_ = (call);                                                                                         \
+        if (e_ != gpu_success)                                                                                         \
+            fprintf(stderr, "%s failed with code %d\n", #call, (int)e_);                                               \
     } while (0)
 
 enum { KiB = 1024, POOL = 1024 * KiB };
@@ -325,7 +326,8 @@ FRAME int no_access(void)
 {
     nvtxMemPermissionsHandle_t mine = nvtxMemPermissionsCreate(domain, NVTX_MEM_PERMISSIONS_CREATE_FLAGS_NONE);
     region_access(mine, A, NVTX_MEM_PERMISSIONS_REGION_FLAGS_NONE);
-    nvtxMemPermissionsBind(domain, mine, NVTX_MEM_PERMISSIONS_BIND_SCOPE_CPU_THREAD, NVTX_MEM_PERMISSIONS_BIND_FLAGS_NONE);
+    nvtxMemPermissionsBind(domain, mine, NVTX_MEM_PERMISSIONS_BIND_SCOPE_CPU_THREAD,
+                           NVTX_MEM_PERMISSIONS_BIND_FLAGS_NONE);
     read_tensor(A, 4096);
     pthread_t other;
     if (pthread_create(&other, NULL, read_a, NULL) == 0)
@@ -350,10 +352,15 @@ static int kernel_freed(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*run)(void); } scenarios[] = {
-        {"clean", clean}, {"overrun", overrun}, {"resize", resize}, {"unregister", unregister},
-        {"heap_reset", heap_reset}, {"heap_unregister", heap_unregister}, {"named", named},
-        {"read_only", read_only}, {"no_access", no_access}, {"kernel_freed", kernel_freed},
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } scenarios[] = {
+        {"clean", clean},           {"overrun", overrun},
+        {"resize", resize},         {"unregister", unregister},
+        {"heap_reset", heap_reset}, {"heap_unregister", heap_unregister},
+        {"named", named},           {"read_only", read_only},
+        {"no_access", no_access},   {"kernel_freed", kernel_freed},
     };
     int devices = 0;
     if (gpu_device_count(&devices) != gpu_success || devices == 0)

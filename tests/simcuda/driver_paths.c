@@ -34,7 +34,10 @@ static api a;
 #if defined(PATH_RUNTIME)
 static int rt_set_device(int d) { return cudaSetDevice(d); }
 static int rt_alloc(CUdeviceptr *p, size_t n) { return cudaMalloc((void **)p, n); }
-static int rt_d2h(void *dst, CUdeviceptr src, size_t n) { return cudaMemcpy(dst, (void *)src, n, cudaMemcpyDeviceToHost); }
+static int rt_d2h(void *dst, CUdeviceptr src, size_t n)
+{
+    return cudaMemcpy(dst, (void *)src, n, cudaMemcpyDeviceToHost);
+}
 static int rt_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     return cudaMemcpy((void *)dst, (void *)src, n, cudaMemcpyDeviceToDevice);
@@ -138,13 +141,13 @@ static void load(void)
 }
 #endif
 
-#define MUST(x)                                                        \
-    do {                                                               \
-        int rc_ = (int)(x);                                            \
-        if (rc_) {                                                     \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, rc_); \
-            exit(99);                                                  \
-        }                                                              \
+#define MUST(x)                                                                                                        \
+    do {                                                                                                               \
+        int rc_ = (int)(x);                                                                                            \
+        if (rc_) {                                                                                                     \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, rc_);                                          \
+            exit(99);                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 int main(void)
@@ -171,9 +174,9 @@ int main(void)
         MUST(a.map(r + i * G, G, 0, h[i], 0));
     }
     MUST(a.set_access(r, 2 * G, &access, 1));
-    printf("spanning: %d\n", a.d2h(host, r + G / 2, G)); /* clean */
+    printf("spanning: %d\n", a.d2h(host, r + G / 2, G));          /* clean */
     printf("past last map: %d\n", a.d2h(host, r + G + G / 2, G)); /* G/2 past the second map */
-    printf("unmapped: %d\n", a.d2h(host, r + 3 * G, 4096));      /* reserved, never mapped */
+    printf("unmapped: %d\n", a.d2h(host, r + 3 * G, 4096));       /* reserved, never mapped */
 
     /* 5. device 1: a D2D that reads 512 bytes past an allocation there */
     CUdeviceptr on0, on1;

@@ -60,8 +60,18 @@ static CUfunction fresh_kernel(void)
 }
 
 static int host_fn_calls;
-static void CUDA_CB host_fn(void *data) { (void)data; host_fn_calls++; }
-static void CUDA_CB callback(CUstream s, CUresult status, void *data) { (void)s; (void)status; (void)data; host_fn_calls++; }
+static void CUDA_CB host_fn(void *data)
+{
+    (void)data;
+    host_fn_calls++;
+}
+static void CUDA_CB callback(CUstream s, CUresult status, void *data)
+{
+    (void)s;
+    (void)status;
+    (void)data;
+    host_fn_calls++;
+}
 
 void ROWS(CUcontext ctx)
 {
@@ -177,7 +187,8 @@ void ROWS(CUcontext ctx)
 
     /* capture */
     CUstreamCaptureStatus status;
-    ROW(cuStreamBeginCapture, (CU_STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_RELAXED), (cap, CU_STREAM_CAPTURE_MODE_RELAXED));
+    ROW(cuStreamBeginCapture, (CU_STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_RELAXED),
+        (cap, CU_STREAM_CAPTURE_MODE_RELAXED));
     ROW(cuStreamIsCapturing, (cap, NULL), (cap, &status));
     ROW(cuStreamEndCapture, (s, &graph), (cap, &graph));
 
@@ -195,7 +206,8 @@ void ROWS(CUcontext ctx)
     bad_config = config;
     bad_config.gridDimX = 0;
     ROW(cuLaunchKernelEx, (&bad_config, first, params, NULL), (&config, fresh_kernel(), params, NULL));
-    ROW(cuLaunchCooperativeKernel, (first, 0, 1, 1, 1, 1, 1, 0, s, params), (fresh_kernel(), 1, 1, 1, 1, 1, 1, 0, s, params));
+    ROW(cuLaunchCooperativeKernel, (first, 0, 1, 1, 1, 1, 1, 0, s, params),
+        (fresh_kernel(), 1, 1, 1, 1, 1, 1, 0, s, params));
     cuGraphInstantiate(&exec, graph, 0);
     ROW(cuGraphLaunch, (NULL, s), (exec, s));
     ROW(cuLaunchHostFunc, (s, NULL, NULL), (s, host_fn, NULL));

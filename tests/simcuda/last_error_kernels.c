@@ -27,7 +27,11 @@ static const simcuda_kernel kernels[] = {
     {"fresh5", poke_host, 3, poke_sizes},
 };
 static const simcuda_image image = {SIMCUDA_IMAGE_MAGIC, 7, kernels};
-static struct { int magic, version; const void *data; void *unused; } wrapper = {0x466243b1, 1, &image, 0};
+static struct {
+    int magic, version;
+    const void *data;
+    void *unused;
+} wrapper = {0x466243b1, 1, &image, 0};
 
 /* The host stubs: only their addresses matter, each its own. */
 static const char stubs[7];

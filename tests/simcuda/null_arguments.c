@@ -5,17 +5,18 @@
 #include <cuda.h>
 #include <stdio.h>
 
-#define SAY(call)                                                                                  \
-    do {                                                                                           \
-        CUresult e_ = (call);                                                                      \
-        printf("%s -> %d\n", #call, (int)e_);                                                     \
-        fflush(stdout);                                                                            \
+#define SAY(call)                                                                                                      \
+    do {                                                                                                               \
+        CUresult e_ = (call);                                                                                          \
+        printf("%s -> %d\n", #call, (int)e_);                                                                          \
+        fflush(stdout);                                                                                                \
     } while (0)
 
 int main(void)
 {
     CUcontext ctx;
-    if (cuInit(0) || cuDevicePrimaryCtxRetain(&ctx, 0) || cuCtxSetCurrent(ctx)) return 99;
+    if (cuInit(0) || cuDevicePrimaryCtxRetain(&ctx, 0) || cuCtxSetCurrent(ctx))
+        return 99;
     SAY(cuMemAlloc(NULL, 64));
     SAY(cuMemAllocPitch(NULL, NULL, 64, 4, 4));
     SAY(cuMemAllocAsync(NULL, 64, 0));

@@ -21,8 +21,9 @@ int main(void)
     for (int i = 0; i < 16; i++)
         pinned[i] = (float)i;
     memset(back, 0, sizeof back);
-    if (cuMemcpyDtoH(back, (CUdeviceptr)pinned, sizeof back) || cuMemcpyDtoHAsync(back, (CUdeviceptr)pinned, sizeof back, stream) ||
-        cuStreamSynchronize(stream) || back[15] != 15.0f)
+    if (cuMemcpyDtoH(back, (CUdeviceptr)pinned, sizeof back) ||
+        cuMemcpyDtoHAsync(back, (CUdeviceptr)pinned, sizeof back, stream) || cuStreamSynchronize(stream) ||
+        back[15] != 15.0f)
         return 1;
     printf("pinned read back\n");
     cuMemcpyDtoH((void *)dev, dev, sizeof back); /* the destination is device memory: reported */

@@ -31,8 +31,8 @@ int main(void)
     CUcontext ctx1;
     CUstream s1;
     CUevent e1;
-    if (cuDevicePrimaryCtxRetain(&ctx1, 1) || cuCtxSetCurrent(ctx1) || cuStreamCreate(&s1, 0) || cuEventCreate(&e1, 0) ||
-        cuCtxSetCurrent(ctx))
+    if (cuDevicePrimaryCtxRetain(&ctx1, 1) || cuCtxSetCurrent(ctx1) || cuStreamCreate(&s1, 0) ||
+        cuEventCreate(&e1, 0) || cuCtxSetCurrent(ctx))
         return 99;
     /* event-device: device 1's event on the current (device 0) context's null stream */
     CUresult e = cuEventRecord(e1, NULL);

@@ -85,14 +85,18 @@ typedef struct sim_handle { /* a cuMemCreate physical allocation */
     struct sim_handle *next;
 } sim_handle;
 
-typedef struct sim_rsv { uintptr_t base; size_t size; struct sim_rsv *next; } sim_rsv;
+typedef struct sim_rsv {
+    uintptr_t base;
+    size_t size;
+    struct sim_rsv *next;
+} sim_rsv;
 
 typedef struct sim_object {
     uintptr_t base;
     size_t size;
     int kind, device, access;
-    unsigned long long id;  /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
-    sim_rsv *rsv;           /* OBJ_VMM: its reservation and handle */
+    unsigned long long id; /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+    sim_rsv *rsv;          /* OBJ_VMM: its reservation and handle */
     sim_handle *handle;
 } sim_object;
 
@@ -101,8 +105,8 @@ typedef struct sim_function {
     unsigned magic;
     void (*fn)(void **params);
     unsigned nparams;
-    size_t *sizes;          /* NULL: kernelParams are not copied */
-    const char *name;       /* a module's kernel: its name */
+    size_t *sizes;    /* NULL: kernelParams are not copied */
+    const char *name; /* a module's kernel: its name */
 } sim_function;
 
 typedef enum { OP_COPY, OP_MEMSET, OP_FREE, OP_EVENT, OP_KERNEL, OP_HOSTFN, OP_CALLBACK } op_type;
@@ -133,18 +137,21 @@ typedef struct sim_stream {
 
 struct sim_event {
     unsigned flags;
-    int device;                 /* its context's, as created */
+    int device; /* its context's, as created */
     int recorded, done;
     sim_stream *stream;
     sim_event *next_live;
 };
 
 #define CTX_MAGIC 0x43545854u
-typedef struct sim_ctx { unsigned magic; int device, refs; } sim_ctx;
+typedef struct sim_ctx {
+    unsigned magic;
+    int device, refs;
+} sim_ctx;
 
 static struct {
     pthread_once_t once;
-    pthread_mutex_t lock;  /* recursive: a kernel run under it may call simcuda_device_range_ok */
+    pthread_mutex_t lock; /* recursive: a kernel run under it may call simcuda_device_range_ok */
     atomic_int initialized, sticky;
     uintptr_t aperture, aperture_next;
     sim_object *objects;
@@ -169,7 +176,11 @@ static int tracing(void)
     }
     return t;
 }
-#define TRACE() do { if (tracing()) fprintf(stderr, "simcuda: %s\n", __func__); } while (0)
+#define TRACE()                                                                                                        \
+    do {                                                                                                               \
+        if (tracing())                                                                                                 \
+            fprintf(stderr, "simcuda: %s\n", __func__);                                                                \
+    } while (0)
 #define LOCK() pthread_mutex_lock(&sim.lock)
 #define UNLOCK() pthread_mutex_unlock(&sim.lock)
 
@@ -184,7 +195,8 @@ static void sim_init(void)
     sim.aperture = (uintptr_t)p;
     sim.aperture_next = (sim.aperture + GRANULARITY - 1) & ~(GRANULARITY - 1);
     sim.legacy.magic = sim.per_thread.magic = STREAM_MAGIC;
-    for (int d = 0; d < N_DEVICES; d++) sim.ctx[d] = (sim_ctx){CTX_MAGIC, d, 0};
+    for (int d = 0; d < N_DEVICES; d++)
+        sim.ctx[d] = (sim_ctx){CTX_MAGIC, d, 0};
 }
 #define INIT() pthread_once(&sim.once, sim_init)
 
@@ -195,12 +207,20 @@ enum { NEED_INIT, NEED_HEALTHY, NEED_CTX };
 static CUresult enter(int need)
 {
     INIT();
-    if (!atomic_load(&sim.initialized)) return CUDA_ERROR_NOT_INITIALIZED;
-    if (need >= NEED_HEALTHY && atomic_load(&sim.sticky)) return CUDA_ERROR_ILLEGAL_ADDRESS;
-    if (need >= NEED_CTX && !current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!atomic_load(&sim.initialized))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (need >= NEED_HEALTHY && atomic_load(&sim.sticky))
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (need >= NEED_CTX && !current_ctx)
+        return CUDA_ERROR_INVALID_CONTEXT;
     return CUDA_SUCCESS;
 }
-#define ENTER(need) do { CUresult e_ = enter(need); if (e_ != CUDA_SUCCESS) return e_; } while (0)
+#define ENTER(need)                                                                                                    \
+    do {                                                                                                               \
+        CUresult e_ = enter(need);                                                                                     \
+        if (e_ != CUDA_SUCCESS)                                                                                        \
+            return e_;                                                                                                 \
+    } while (0)
 
 static CUresult status(void) { return atomic_load(&sim.sticky) ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS; }
 
@@ -216,7 +236,8 @@ static int in_aperture(uintptr_t p) { return p >= sim.aperture && p < sim.apertu
 static uintptr_t aperture_take(size_t size, size_t align)
 {
     uintptr_t base = (sim.aperture_next + align - 1) & ~(uintptr_t)(align - 1);
-    if (size > sim.aperture + APERTURE_SIZE - base) return 0;
+    if (size > sim.aperture + APERTURE_SIZE - base)
+        return 0;
     sim.aperture_next = base + size;
     return base;
 }
@@ -230,8 +251,10 @@ static size_t upper_bound(uintptr_t p)
     size_t lo = 0, hi = sim.n_objects;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sim.objects[mid].base <= p) lo = mid + 1;
-        else hi = mid;
+        if (sim.objects[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -239,7 +262,8 @@ static size_t upper_bound(uintptr_t p)
 static sim_object *find_object(uintptr_t p)
 {
     size_t i = upper_bound(p);
-    if (i == 0) return NULL;
+    if (i == 0)
+        return NULL;
     sim_object *o = &sim.objects[i - 1];
     return p - o->base < o->size ? o : NULL;
 }
@@ -255,14 +279,15 @@ static sim_object *add_object(uintptr_t base, size_t size, int kind, int device)
     if (sim.n_objects == sim.cap_objects) {
         size_t cap = sim.cap_objects ? sim.cap_objects * 2 : 64;
         sim_object *grown = realloc(sim.objects, cap * sizeof *grown);
-        if (!grown) return NULL;
+        if (!grown)
+            return NULL;
         sim.objects = grown;
         sim.cap_objects = cap;
     }
     size_t at = upper_bound(base);
     memmove(&sim.objects[at + 1], &sim.objects[at], (sim.n_objects - at) * sizeof *sim.objects);
-    sim.objects[at] = (sim_object){.base = base, .size = size, .kind = kind, .device = device,
-                                   .access = ACC_RW, .id = ++sim.next_id};
+    sim.objects[at] = (sim_object){
+        .base = base, .size = size, .kind = kind, .device = device, .access = ACC_RW, .id = ++sim.next_id};
     sim.n_objects++;
     return &sim.objects[at];
 }
@@ -277,15 +302,15 @@ static void remove_object(sim_object *o)
 static sim_rsv *find_reservation(uintptr_t p)
 {
     for (sim_rsv *r = sim.reservations; r; r = r->next)
-        if (p - r->base < r->size) return r;
+        if (p - r->base < r->size)
+            return r;
     return NULL;
 }
 
 /* Decommits [base, base+size) of the aperture: the pages go back and touching them faults. */
 static void decommit(uintptr_t base, size_t size)
 {
-    mmap((void *)base, round_up(size, PAGE), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-         -1, 0);
+    mmap((void *)base, round_up(size, PAGE), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 }
 
 /* ---- validation at submission ---- */
@@ -297,15 +322,19 @@ static void decommit(uintptr_t base, size_t size)
 static CUresult validate_range(uintptr_t p, size_t n)
 {
     sim_object *o = find_object(p);
-    if (!o) return find_reservation(p) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (!o)
+        return find_reservation(p) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
     for (;;) {
         size_t left = o->base + o->size - p;
-        if (n <= left) return CUDA_SUCCESS;
-        if (o->kind != OBJ_VMM) return CUDA_ERROR_INVALID_VALUE;
+        if (n <= left)
+            return CUDA_SUCCESS;
+        if (o->kind != OBJ_VMM)
+            return CUDA_ERROR_INVALID_VALUE;
         p += left;
         n -= left;
         sim_object *next = find_object(p);
-        if (!next || next->kind != OBJ_VMM || next->rsv != o->rsv) return CUDA_ERROR_INVALID_VALUE;
+        if (!next || next->kind != OBJ_VMM || next->rsv != o->rsv)
+            return CUDA_ERROR_INVALID_VALUE;
         o = next;
     }
 }
@@ -320,12 +349,15 @@ static size_t extent(size_t pitch, size_t width, size_t height) { return height 
 /* At run time every byte of an aperture range must be live with the access `need`. */
 static int range_live(uintptr_t p, size_t n, int need)
 {
-    if (!in_aperture(p)) return 1;
+    if (!in_aperture(p))
+        return 1;
     while (n) {
         sim_object *o = find_object(p);
-        if (!o || (o->access & need) != need) return 0;
+        if (!o || (o->access & need) != need)
+            return 0;
         size_t step = o->base + o->size - p;
-        if (step > n) step = n;
+        if (step > n)
+            step = n;
         p += step;
         n -= step;
     }
@@ -343,7 +375,8 @@ static void free_device_object(uintptr_t base)
 
 static CUresult execute(const sim_op *op)
 {
-    if (atomic_load(&sim.sticky)) return CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (atomic_load(&sim.sticky))
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
     switch (op->type) {
     case OP_COPY:
         if (!range_live(op->src, extent(op->spitch, op->width, op->height), ACC_R) ||
@@ -353,21 +386,18 @@ static CUresult execute(const sim_op *op)
             memmove((char *)(op->dst + r * op->dpitch), (const char *)(op->src + r * op->spitch), op->width);
         break;
     case OP_MEMSET:
-        if (!range_live(op->dst, op->width, ACC_RW)) return fault();
-        for (size_t i = 0; i < op->width; i += op->value_size) memcpy((char *)op->dst + i, &op->value, op->value_size);
+        if (!range_live(op->dst, op->width, ACC_RW))
+            return fault();
+        for (size_t i = 0; i < op->width; i += op->value_size)
+            memcpy((char *)op->dst + i, &op->value, op->value_size);
         break;
-    case OP_FREE:
-        free_device_object(op->dst);
-        break;
+    case OP_FREE: free_device_object(op->dst); break;
     case OP_EVENT:
-        if (op->event) op->event->done = 1;
+        if (op->event)
+            op->event->done = 1;
         break;
-    case OP_KERNEL:
-        op->kernel->fn(op->params);
-        break;
-    case OP_HOSTFN:
-        op->hostfn(op->arg);
-        break;
+    case OP_KERNEL: op->kernel->fn(op->params); break;
+    case OP_HOSTFN: op->hostfn(op->arg); break;
     case OP_CALLBACK: /* called with the stream's status: CUDA_SUCCESS, or the error its work met */
         op->callback(op->stream, status(), op->arg);
         break;
@@ -378,8 +408,10 @@ static CUresult execute(const sim_op *op)
 /* Every stream: the legacy one, the per-thread one, then the created ones. */
 static sim_stream *next_stream(sim_stream *st)
 {
-    return !st ? &sim.legacy : st == &sim.legacy ? &sim.per_thread : st == &sim.per_thread ? sim.live_streams
-                                                                                            : st->next_live;
+    return !st                     ? &sim.legacy
+           : st == &sim.legacy     ? &sim.per_thread
+           : st == &sim.per_thread ? sim.live_streams
+                                   : st->next_live;
 }
 #define FOR_EACH_STREAM(st) for (sim_stream *st = next_stream(NULL); st; st = next_stream(st))
 
@@ -389,12 +421,14 @@ static CUresult drain(sim_stream *st, const sim_event *until)
 {
     while (st->head) {
         sim_op *op = st->head;
-        if (!(st->head = op->next)) st->tail = NULL;
+        if (!(st->head = op->next))
+            st->tail = NULL;
         execute(op);
         int stop = until && op->type == OP_EVENT && op->event == until;
         free(op->owned);
         free(op);
-        if (stop) break;
+        if (stop)
+            break;
     }
     return status();
 }
@@ -412,7 +446,8 @@ static CUresult sync_stream(sim_stream *st)
     if (st == &sim.legacy) {
         FOR_EACH_STREAM(l) if (!(l->flags & CU_STREAM_NON_BLOCKING)) drain(l, NULL);
     } else {
-        if (!(st->flags & CU_STREAM_NON_BLOCKING)) drain(&sim.legacy, NULL);
+        if (!(st->flags & CU_STREAM_NON_BLOCKING))
+            drain(&sim.legacy, NULL);
         drain(st, NULL);
     }
     return status();
@@ -420,11 +455,15 @@ static CUresult sync_stream(sim_stream *st)
 
 static sim_stream *stream_of(CUstream s, int ptds)
 {
-    if (s == NULL) return ptds ? &sim.per_thread : &sim.legacy;
-    if (s == CU_STREAM_LEGACY) return &sim.legacy;
-    if (s == CU_STREAM_PER_THREAD) return &sim.per_thread;
+    if (s == NULL)
+        return ptds ? &sim.per_thread : &sim.legacy;
+    if (s == CU_STREAM_LEGACY)
+        return &sim.legacy;
+    if (s == CU_STREAM_PER_THREAD)
+        return &sim.per_thread;
     for (sim_stream *l = sim.live_streams; l; l = l->next_live)
-        if ((CUstream)l == s) return l;
+        if ((CUstream)l == s)
+            return l;
     return NULL;
 }
 
@@ -438,7 +477,8 @@ static int stream_device(const sim_stream *st)
 static CUresult enqueue(sim_stream *st, const sim_op *op)
 {
     sim_op *q = malloc(sizeof *q);
-    if (!q) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!q)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     *q = *op;
     q->next = NULL;
     if (st->capturing) {
@@ -446,8 +486,10 @@ static CUresult enqueue(sim_stream *st, const sim_op *op)
         st->captured = q;
         return CUDA_SUCCESS;
     }
-    if (st->tail) st->tail->next = q;
-    else st->head = q;
+    if (st->tail)
+        st->tail->next = q;
+    else
+        st->head = q;
     st->tail = q;
     return CUDA_SUCCESS;
 }
@@ -468,11 +510,16 @@ static void drop_captured(sim_stream *st)
 static CUresult capture_allows_wait(sim_stream *st)
 {
     CUresult e = CUDA_SUCCESS;
-    FOR_EACH_STREAM(l) {
-        if (!l->capturing) continue;
-        if (!st || l == st) e = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        else if (st == &sim.legacy && !(l->flags & CU_STREAM_NON_BLOCKING)) e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-        else continue;
+    FOR_EACH_STREAM(l)
+    {
+        if (!l->capturing)
+            continue;
+        if (!st || l == st)
+            e = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else if (st == &sim.legacy && !(l->flags & CU_STREAM_NON_BLOCKING))
+            e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+        else
+            continue;
         l->invalidated = 1;
     }
     return e;
@@ -488,9 +535,11 @@ static CUresult submit(sim_op *op, CUstream s, int ptds, int async)
         free(op->owned);
         return e;
     }
-    if (async) return enqueue(st, op);
+    if (async)
+        return enqueue(st, op);
     e = sync_stream(st);
-    if (e == CUDA_SUCCESS) e = execute(op);
+    if (e == CUDA_SUCCESS)
+        e = execute(op);
     free(op->owned);
     return e;
 }
@@ -503,17 +552,25 @@ static CUresult copy_2d(uintptr_t dst, size_t dpitch, int dst_side, uintptr_t sr
                         size_t width, size_t height, CUstream s, int ptds, int async)
 {
     ENTER(NEED_CTX);
-    if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst || !src)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = CUDA_SUCCESS;
-    if (!stream_of(s, ptds)) e = CUDA_ERROR_INVALID_HANDLE;
+    if (!stream_of(s, ptds))
+        e = CUDA_ERROR_INVALID_HANDLE;
     else if (width && height) {
-        if ((dst_side == SIDE_DEVICE && !device_accessible(dst)) || (src_side == SIDE_DEVICE && !device_accessible(src)))
+        if ((dst_side == SIDE_DEVICE && !device_accessible(dst)) ||
+            (src_side == SIDE_DEVICE && !device_accessible(src)))
             e = CUDA_ERROR_INVALID_VALUE;
         else if ((e = validate_range(src, extent(spitch, width, height))) == CUDA_SUCCESS &&
                  (e = validate_range(dst, extent(dpitch, width, height))) == CUDA_SUCCESS) {
-            sim_op op = {.type = OP_COPY, .dst = dst, .src = src, .width = width, .height = height,
-                         .dpitch = dpitch, .spitch = spitch};
+            sim_op op = {.type = OP_COPY,
+                         .dst = dst,
+                         .src = src,
+                         .width = width,
+                         .height = height,
+                         .dpitch = dpitch,
+                         .spitch = spitch};
             e = submit(&op, s, ptds, async);
         }
     }
@@ -521,29 +578,95 @@ static CUresult copy_2d(uintptr_t dst, size_t dpitch, int dst_side, uintptr_t sr
     return e;
 }
 
-#define COPY1D(dst, dside, src, sside, n, s, ptds, async) copy_2d(P(dst), n, dside, P(src), n, sside, n, 1, s, ptds, async)
+#define COPY1D(dst, dside, src, sside, n, s, ptds, async)                                                              \
+    copy_2d(P(dst), n, dside, P(src), n, sside, n, 1, s, ptds, async)
 
-SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, s, 1, 1); }
-SIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, s, 1, 1); }
-SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, s, 1, 1); }
-SIM_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { TRACE(); return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, s, 1, 1); }
+SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_ANY, n, s, 1, 1);
+}
+SIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_ANY, n, s, 1, 1);
+}
+SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_ANY, src, SIDE_DEVICE, n, s, 1, 1);
+}
+SIM_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    TRACE();
+    return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, s, 1, 1);
+}
 
 static int valid_ctx(CUcontext c)
 {
     for (int d = 0; d < N_DEVICES; d++)
-        if (c == (CUcontext)&sim.ctx[d]) return 1;
+        if (c == (CUcontext)&sim.ctx[d])
+            return 1;
     return 0;
 }
 
@@ -551,14 +674,33 @@ static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
                           int ptds, int async)
 {
     ENTER(NEED_CTX);
-    if (!valid_ctx(dctx) || !valid_ctx(sctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!valid_ctx(dctx) || !valid_ctx(sctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
     return COPY1D(dst, SIDE_DEVICE, src, SIDE_DEVICE, n, s, ptds, async);
 }
 
-SIM_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { TRACE(); return copy_peer(dst, dc, src, sc, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { TRACE(); return copy_peer(dst, dc, src, sc, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) { TRACE(); return copy_peer(dst, dc, src, sc, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) { TRACE(); return copy_peer(dst, dc, src, sc, n, s, 1, 1); }
+SIM_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n)
+{
+    TRACE();
+    return copy_peer(dst, dc, src, sc, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n)
+{
+    TRACE();
+    return copy_peer(dst, dc, src, sc, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n,
+                                      CUstream s)
+{
+    TRACE();
+    return copy_peer(dst, dc, src, sc, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n,
+                                           CUstream s)
+{
+    TRACE();
+    return copy_peer(dst, dc, src, sc, n, s, 1, 1);
+}
 
 /* One side of a CUDA_MEMCPY2D: HOST uses the host pointer, DEVICE/UNIFIED the device pointer. */
 static CUresult side_2d(CUmemorytype type, const void *host, CUdeviceptr dev, CUarray array, size_t x, size_t y,
@@ -566,9 +708,18 @@ static CUresult side_2d(CUmemorytype type, const void *host, CUdeviceptr dev, CU
 {
     uintptr_t base;
     switch (type) {
-    case CU_MEMORYTYPE_HOST: base = P(host); *side = SIDE_ANY; break;
-    case CU_MEMORYTYPE_DEVICE: base = dev; *side = SIDE_DEVICE; break;
-    case CU_MEMORYTYPE_UNIFIED: base = dev; *side = SIDE_ANY; break;
+    case CU_MEMORYTYPE_HOST:
+        base = P(host);
+        *side = SIDE_ANY;
+        break;
+    case CU_MEMORYTYPE_DEVICE:
+        base = dev;
+        *side = SIDE_DEVICE;
+        break;
+    case CU_MEMORYTYPE_UNIFIED:
+        base = dev;
+        *side = SIDE_ANY;
+        break;
     case CU_MEMORYTYPE_ARRAY: (void)array; return CUDA_ERROR_NOT_SUPPORTED; /* no arrays here */
     default: return CUDA_ERROR_INVALID_VALUE;
     }
@@ -579,24 +730,42 @@ static CUresult side_2d(CUmemorytype type, const void *host, CUdeviceptr dev, CU
 static CUresult memcpy_2d(const CUDA_MEMCPY2D *c, CUstream s, int ptds, int async)
 {
     ENTER(NEED_CTX);
-    if (!c) return CUDA_ERROR_INVALID_VALUE;
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
     uintptr_t dst, src;
     int dside, sside;
-    CUresult e = side_2d(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes, c->srcY,
-                         c->srcPitch, &src, &sside);
+    CUresult e = side_2d(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes, c->srcY, c->srcPitch,
+                         &src, &sside);
     if (e == CUDA_SUCCESS)
-        e = side_2d(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY, c->dstPitch,
-                    &dst, &dside);
-    if (e != CUDA_SUCCESS) return e;
+        e = side_2d(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY, c->dstPitch, &dst,
+                    &dside);
+    if (e != CUDA_SUCCESS)
+        return e;
     if (c->Height > 1 && (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch))
         return CUDA_ERROR_INVALID_VALUE;
     return copy_2d(dst, c->dstPitch, dside, src, c->srcPitch, sside, c->WidthInBytes, c->Height, s, ptds, async);
 }
 
-SIM_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s) { TRACE(); return memcpy_2d(c, s, 0, 1); }
-SIM_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream s) { TRACE(); return memcpy_2d(c, s, 1, 1); }
+SIM_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
+{
+    TRACE();
+    return memcpy_2d(c, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *c)
+{
+    TRACE();
+    return memcpy_2d(c, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s)
+{
+    TRACE();
+    return memcpy_2d(c, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream s)
+{
+    TRACE();
+    return memcpy_2d(c, s, 1, 1);
+}
 
 /* ---- memsets ---- */
 
@@ -604,13 +773,20 @@ static CUresult memset_n(CUdeviceptr dst, unsigned value, unsigned value_size, s
                          int async)
 {
     ENTER(NEED_CTX);
-    if (!dst || (dst % value_size)) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst || (dst % value_size))
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = CUDA_SUCCESS;
-    if (!stream_of(s, ptds)) e = CUDA_ERROR_INVALID_HANDLE;
-    else if (!device_accessible(dst)) e = CUDA_ERROR_INVALID_VALUE;
+    if (!stream_of(s, ptds))
+        e = CUDA_ERROR_INVALID_HANDLE;
+    else if (!device_accessible(dst))
+        e = CUDA_ERROR_INVALID_VALUE;
     else if (count && (e = validate_range(dst, count * value_size)) == CUDA_SUCCESS) {
-        sim_op op = {.type = OP_MEMSET, .dst = dst, .width = count * value_size, .height = 1, .value = value,
+        sim_op op = {.type = OP_MEMSET,
+                     .dst = dst,
+                     .width = count * value_size,
+                     .height = 1,
+                     .value = value,
                      .value_size = value_size};
         e = submit(&op, s, ptds, async);
     }
@@ -618,21 +794,54 @@ static CUresult memset_n(CUdeviceptr dst, unsigned value, unsigned value_size, s
     return e;
 }
 
-SIM_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { TRACE(); return memset_n(d, v, 1, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n) { TRACE(); return memset_n(d, v, 1, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { TRACE(); return memset_n(d, v, 4, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n) { TRACE(); return memset_n(d, v, 4, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 1, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 1, n, s, 1, 1); }
-SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 4, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 4, n, s, 1, 1); }
+SIM_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 1, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 1, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 4, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 4, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 1, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 1, n, s, 1, 1);
+}
+SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 4, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 4, n, s, 1, 1);
+}
 
 /* ---- allocation ---- */
 
 static CUresult device_alloc(CUdeviceptr *dptr, size_t size, int kind)
 {
     ENTER(NEED_CTX);
-    if (!dptr || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (!dptr || !size)
+        return CUDA_ERROR_INVALID_VALUE;
     size_t rounded = round_up(size, PAGE);
     LOCK();
     CUresult e = CUDA_ERROR_OUT_OF_MEMORY;
@@ -646,13 +855,18 @@ static CUresult device_alloc(CUdeviceptr *dptr, size_t size, int kind)
     return e;
 }
 
-SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { TRACE(); return device_alloc(p, n, OBJ_DEVICE); }
+SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+    TRACE();
+    return device_alloc(p, n, OBJ_DEVICE);
+}
 
 SIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *p, size_t *pitch, size_t width, size_t height, unsigned elem)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!pitch || !width || !height || (elem != 4 && elem != 8 && elem != 16)) return CUDA_ERROR_INVALID_VALUE;
+    if (!pitch || !width || !height || (elem != 4 && elem != 8 && elem != 16))
+        return CUDA_ERROR_INVALID_VALUE;
     *pitch = round_up(width, 512);
     return device_alloc(p, *pitch * height, OBJ_DEVICE);
 }
@@ -666,14 +880,23 @@ static CUresult alloc_async(CUdeviceptr *p, size_t n, CUstream s, int ptds)
     return ok ? device_alloc(p, n, OBJ_DEVICE) : CUDA_ERROR_INVALID_HANDLE;
 }
 
-SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { TRACE(); return alloc_async(p, n, s, 0); }
-SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { TRACE(); return alloc_async(p, n, s, 1); }
+SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
+{
+    TRACE();
+    return alloc_async(p, n, s, 0);
+}
+SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
+{
+    TRACE();
+    return alloc_async(p, n, s, 1);
+}
 
 SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+        return CUDA_ERROR_INVALID_VALUE;
     return device_alloc(p, n, OBJ_MANAGED);
 }
 
@@ -681,10 +904,12 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
 static CUresult host_alloc(void **pp, size_t size, unsigned flags)
 {
     ENTER(NEED_CTX);
-    if (!pp || !size || (flags & ~(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)))
+    if (!pp || !size ||
+        (flags & ~(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)))
         return CUDA_ERROR_INVALID_VALUE;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (p == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     LOCK();
     sim_object *o = add_object(P(p), size, OBJ_PINNED, current_ctx->device);
     UNLOCK();
@@ -696,35 +921,55 @@ static CUresult host_alloc(void **pp, size_t size, unsigned flags)
     return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t n) { TRACE(); return host_alloc(pp, n, 0); }
-SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags) { TRACE(); return host_alloc(pp, n, flags); }
+SIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t n)
+{
+    TRACE();
+    return host_alloc(pp, n, 0);
+}
+SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags)
+{
+    TRACE();
+    return host_alloc(pp, n, flags);
+}
 
 static CUresult host_register(void *p, size_t size, unsigned flags)
 {
     ENTER(NEED_CTX);
-    if (!p || !size || (flags & ~0xfu)) return CUDA_ERROR_INVALID_VALUE;
+    if (!p || !size || (flags & ~0xfu))
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = overlaps_object(P(p), size) ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
                  : add_object(P(p), size, OBJ_REGISTERED, current_ctx->device) ? CUDA_SUCCESS
-                                                                              : CUDA_ERROR_OUT_OF_MEMORY;
+                                                                               : CUDA_ERROR_OUT_OF_MEMORY;
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags) { TRACE(); return host_register(p, n, flags); }
-SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t n, unsigned flags) { TRACE(); return host_register(p, n, flags); }
+SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags)
+{
+    TRACE();
+    return host_register(p, n, flags);
+}
+SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t n, unsigned flags)
+{
+    TRACE();
+    return host_register(p, n, flags);
+}
 
 SIM_EXPORT CUresult cuMemHostUnregister(void *p)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = drain_all();
     sim_object *o = find_object(P(p));
     if (e == CUDA_SUCCESS) {
-        if (o && o->base == P(p) && o->kind == OBJ_REGISTERED) remove_object(o);
-        else e = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+        if (o && o->base == P(p) && o->kind == OBJ_REGISTERED)
+            remove_object(o);
+        else
+            e = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     }
     UNLOCK();
     return e;
@@ -735,13 +980,15 @@ SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!p) return CUDA_SUCCESS;
+    if (!p)
+        return CUDA_SUCCESS;
     LOCK();
     CUresult e = drain_all();
     sim_object *o = find_object(p);
     if (e == CUDA_SUCCESS && (!o || o->base != p || (o->kind != OBJ_DEVICE && o->kind != OBJ_MANAGED)))
         e = CUDA_ERROR_INVALID_VALUE;
-    if (e == CUDA_SUCCESS) free_device_object(p);
+    if (e == CUDA_SUCCESS)
+        free_device_object(p);
     UNLOCK();
     return e;
 }
@@ -760,18 +1007,28 @@ static CUresult free_async(CUdeviceptr p, CUstream s, int ptds)
     return e;
 }
 
-SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { TRACE(); return free_async(p, s, 0); }
-SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { TRACE(); return free_async(p, s, 1); }
+SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    TRACE();
+    return free_async(p, s, 0);
+}
+SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s)
+{
+    TRACE();
+    return free_async(p, s, 1);
+}
 
 SIM_EXPORT CUresult cuMemFreeHost(void *p)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!p) return CUDA_SUCCESS; /* free(NULL), as the driver does */
+    if (!p)
+        return CUDA_SUCCESS; /* free(NULL), as the driver does */
     LOCK();
     CUresult e = drain_all();
     sim_object *o = find_object(P(p));
-    if (e == CUDA_SUCCESS && (!o || o->base != P(p) || o->kind != OBJ_PINNED)) e = CUDA_ERROR_INVALID_VALUE;
+    if (e == CUDA_SUCCESS && (!o || o->base != P(p) || o->kind != OBJ_PINNED))
+        e = CUDA_ERROR_INVALID_VALUE;
     if (e == CUDA_SUCCESS) {
         munmap(p, o->size);
         remove_object(o);
@@ -790,8 +1047,10 @@ SIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, C
     LOCK();
     sim_object *o = find_object(p);
     if (o) {
-        if (pbase) *pbase = o->base;
-        if (psize) *psize = o->size;
+        if (pbase)
+            *pbase = o->base;
+        if (psize)
+            *psize = o->size;
     }
     UNLOCK();
     return o ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
@@ -801,7 +1060,8 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, 
 {
     TRACE();
     ENTER(NEED_HEALTHY);
-    if (!data || !p) return CUDA_ERROR_INVALID_VALUE;
+    if (!data || !p)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     sim_object *o = find_object(p);
     sim_rsv *r = o ? o->rsv : find_reservation(p);
@@ -810,22 +1070,27 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, 
     if (!o && !(r && (attr == CU_POINTER_ATTRIBUTE_MAPPED || attr == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR ||
                       attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE)))
         e = CUDA_ERROR_INVALID_VALUE; /* not memory the driver knows */
-    else switch (attr) {
-    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE; break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = o->device; break;
-    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = (CUcontext)&sim.ctx[o->device]; break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
-    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (o->kind == OBJ_DEVICE || o->kind == OBJ_VMM) e = CUDA_ERROR_INVALID_VALUE; /* device-only memory */
-        else *(void **)data = (void *)p;
-        break;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = o->kind == OBJ_MANAGED; break;
-    case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = o->id; break;
-    case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = o != NULL; break;
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = r ? r->base : o->base; break;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = r ? r->size : o->size; break;
-    default: e = CUDA_ERROR_INVALID_VALUE; break;
-    }
+    else
+        switch (attr) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+            *(unsigned *)data = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+            break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = o->device; break;
+        case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = (CUcontext)&sim.ctx[o->device]; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+            if (o->kind == OBJ_DEVICE || o->kind == OBJ_VMM)
+                e = CUDA_ERROR_INVALID_VALUE; /* device-only memory */
+            else
+                *(void **)data = (void *)p;
+            break;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = o->kind == OBJ_MANAGED; break;
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = o->id; break;
+        case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = o != NULL; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = r ? r->base : o->base; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = r ? r->size : o->size; break;
+        default: e = CUDA_ERROR_INVALID_VALUE; break;
+        }
     UNLOCK();
     return e;
 }
@@ -846,7 +1111,8 @@ SIM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocati
     ENTER(NEED_HEALTHY);
     (void)option;
     CUresult e = g ? check_prop(prop) : CUDA_ERROR_INVALID_VALUE;
-    if (e == CUDA_SUCCESS) *g = GRANULARITY;
+    if (e == CUDA_SUCCESS)
+        *g = GRANULARITY;
     return e;
 }
 
@@ -856,9 +1122,11 @@ SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t al
     TRACE();
     ENTER(NEED_HEALTHY);
     (void)addr; /* only a hint */
-    if (!ptr || !size || size % PAGE || (alignment & (alignment - 1)) || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (!ptr || !size || size % PAGE || (alignment & (alignment - 1)) || flags)
+        return CUDA_ERROR_INVALID_VALUE;
     sim_rsv *r = malloc(sizeof *r);
-    if (!r) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!r)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     LOCK();
     uintptr_t base = aperture_take(round_up(size, GRANULARITY), alignment > GRANULARITY ? alignment : GRANULARITY);
     if (base) {
@@ -867,7 +1135,8 @@ SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t al
         *ptr = base;
     }
     UNLOCK();
-    if (!base) free(r);
+    if (!base)
+        free(r);
     return base ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -894,13 +1163,15 @@ SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 static sim_handle *handle_of(CUmemGenericAllocationHandle h)
 {
     for (sim_handle *l = sim.handles; l; l = l->next)
-        if (P(l) == h) return l;
+        if (P(l) == h)
+            return l;
     return NULL;
 }
 
 static void handle_drop_if_done(sim_handle *h)
 {
-    if (!h->released || h->maps) return;
+    if (!h->released || h->maps)
+        return;
     for (sim_handle **l = &sim.handles; *l; l = &(*l)->next)
         if (*l == h) {
             *l = h->next;
@@ -915,14 +1186,17 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 {
     TRACE();
     ENTER(NEED_HEALTHY);
-    if (!handle || !size || size % GRANULARITY || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (!handle || !size || size % GRANULARITY || flags)
+        return CUDA_ERROR_INVALID_VALUE;
     CUresult e = check_prop(prop);
-    if (e != CUDA_SUCCESS) return e;
+    if (e != CUDA_SUCCESS)
+        return e;
     sim_handle *h = calloc(1, sizeof *h);
     int fd = memfd_create("simcuda-physical", MFD_CLOEXEC);
     if (!h || fd < 0 || ftruncate(fd, (off_t)size) != 0) {
         free(h);
-        if (fd >= 0) close(fd);
+        if (fd >= 0)
+            close(fd);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     h->fd = fd;
@@ -957,7 +1231,8 @@ SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemG
 {
     TRACE();
     ENTER(NEED_HEALTHY);
-    if (!ptr || !size || ptr % GRANULARITY || size % GRANULARITY || offset || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (!ptr || !size || ptr % GRANULARITY || size % GRANULARITY || offset || flags)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     sim_handle *h = handle_of(handle);
     sim_rsv *r = find_reservation(ptr);
@@ -985,12 +1260,15 @@ SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemG
 static int whole_mappings(uintptr_t ptr, size_t size)
 {
     sim_object *o = find_object(ptr);
-    if (!size || !o || o->kind != OBJ_VMM || o->base != ptr) return 0;
+    if (!size || !o || o->kind != OBJ_VMM || o->base != ptr)
+        return 0;
     for (uintptr_t p = ptr;;) {
         sim_object *m = find_object(p);
-        if (!m || m->kind != OBJ_VMM || m->rsv != o->rsv || m->base != p || m->size > ptr + size - p) return 0;
+        if (!m || m->kind != OBJ_VMM || m->rsv != o->rsv || m->base != p || m->size > ptr + size - p)
+            return 0;
         p += m->size;
-        if (p == ptr + size) return 1;
+        if (p == ptr + size)
+            return 1;
     }
 }
 
@@ -998,11 +1276,14 @@ SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 {
     TRACE();
     ENTER(NEED_HEALTHY);
-    if (!desc || !count) return CUDA_ERROR_INVALID_VALUE;
+    if (!desc || !count)
+        return CUDA_ERROR_INVALID_VALUE;
     int access = 0;
     for (size_t i = 0; i < count; i++) {
-        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
-        if (desc[i].location.id < 0 || desc[i].location.id >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (desc[i].location.id < 0 || desc[i].location.id >= N_DEVICES)
+            return CUDA_ERROR_INVALID_DEVICE;
         if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
             desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
             return CUDA_ERROR_INVALID_VALUE;
@@ -1047,9 +1328,11 @@ SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 static CUresult stream_create(CUstream *out, unsigned flags)
 {
     ENTER(NEED_CTX);
-    if (!out || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+    if (!out || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
     sim_stream *st = calloc(1, sizeof *st);
-    if (!st) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!st)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     *st = (sim_stream){.magic = STREAM_MAGIC, .flags = flags, .device = current_ctx->device};
     LOCK();
     st->next_live = sim.live_streams;
@@ -1059,7 +1342,11 @@ static CUresult stream_create(CUstream *out, unsigned flags)
     return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags) { TRACE(); return stream_create(out, flags); }
+SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags)
+{
+    TRACE();
+    return stream_create(out, flags);
+}
 /* Priorities are accepted and make no difference here. */
 SIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *out, unsigned flags, int priority)
 {
@@ -1080,7 +1367,8 @@ static CUresult stream_destroy(CUstream s)
             drop_captured(gone);
             *l = gone->next_live;
             for (sim_event *ev = sim.live_events; ev; ev = ev->next_live)
-                if (ev->stream == gone) ev->stream = NULL;
+                if (ev->stream == gone)
+                    ev->stream = NULL;
             gone->magic = 0;
             free(gone);
             break;
@@ -1089,8 +1377,16 @@ static CUresult stream_destroy(CUstream s)
     return e;
 }
 
-SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s) { TRACE(); return stream_destroy(s); }
-SIM_EXPORT CUresult cuStreamDestroy(CUstream s) { TRACE(); return stream_destroy(s); }
+SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+    TRACE();
+    return stream_destroy(s);
+}
+SIM_EXPORT CUresult cuStreamDestroy(CUstream s)
+{
+    TRACE();
+    return stream_destroy(s);
+}
 
 static CUresult stream_sync(CUstream s, int ptds)
 {
@@ -1098,13 +1394,22 @@ static CUresult stream_sync(CUstream s, int ptds)
     LOCK();
     sim_stream *st = stream_of(s, ptds);
     CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : capture_allows_wait(st);
-    if (e == CUDA_SUCCESS) e = sync_stream(st);
+    if (e == CUDA_SUCCESS)
+        e = sync_stream(st);
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuStreamSynchronize(CUstream s) { TRACE(); return stream_sync(s, 0); }
-SIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s) { TRACE(); return stream_sync(s, 1); }
+SIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+    TRACE();
+    return stream_sync(s, 0);
+}
+SIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
+{
+    TRACE();
+    return stream_sync(s, 1);
+}
 
 /* Work still queued is "running": it completes by the next query. */
 static CUresult stream_query(CUstream s, int ptds)
@@ -1112,21 +1417,33 @@ static CUresult stream_query(CUstream s, int ptds)
     ENTER(NEED_CTX);
     LOCK();
     sim_stream *st = stream_of(s, ptds);
-    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : st->capturing ? capture_allows_wait(st) : !st->head ? CUDA_SUCCESS
-                 : drain(st, NULL) == CUDA_SUCCESS ? CUDA_ERROR_NOT_READY : CUDA_ERROR_ILLEGAL_ADDRESS;
+    CUresult e = !st                               ? CUDA_ERROR_INVALID_HANDLE
+                 : st->capturing                   ? capture_allows_wait(st)
+                 : !st->head                       ? CUDA_SUCCESS
+                 : drain(st, NULL) == CUDA_SUCCESS ? CUDA_ERROR_NOT_READY
+                                                   : CUDA_ERROR_ILLEGAL_ADDRESS;
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuStreamQuery(CUstream s) { TRACE(); return stream_query(s, 0); }
-SIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream s) { TRACE(); return stream_query(s, 1); }
+SIM_EXPORT CUresult cuStreamQuery(CUstream s)
+{
+    TRACE();
+    return stream_query(s, 0);
+}
+SIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream s)
+{
+    TRACE();
+    return stream_query(s, 1);
+}
 
 /* ---- events: a record queues a marker; waiting on the event runs its stream up to it ---- */
 
 static sim_event *event_of(CUevent e)
 {
     for (sim_event *l = sim.live_events; l; l = l->next_live)
-        if ((CUevent)l == e) return l;
+        if ((CUevent)l == e)
+            return l;
     return NULL;
 }
 
@@ -1134,8 +1451,9 @@ static sim_event *event_of(CUevent e)
 static void forget_markers(const sim_event *ev)
 {
     FOR_EACH_STREAM(st)
-        for (sim_op *op = st->head; op; op = op->next)
-            if (op->event == ev) op->event = NULL;
+    for (sim_op *op = st->head; op; op = op->next)
+        if (op->event == ev)
+            op->event = NULL;
 }
 
 static CUresult event_finish(sim_event *ev)
@@ -1147,9 +1465,11 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned flags)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!out || (flags & ~0xfu)) return CUDA_ERROR_INVALID_VALUE;
+    if (!out || (flags & ~0xfu))
+        return CUDA_ERROR_INVALID_VALUE;
     sim_event *ev = calloc(1, sizeof *ev);
-    if (!ev) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!ev)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     ev->flags = flags;
     ev->device = current_ctx->device;
     LOCK();
@@ -1183,8 +1503,16 @@ static CUresult event_record(CUevent e, CUstream s, int ptds)
     return e2;
 }
 
-SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) { TRACE(); return event_record(e, s, 0); }
-SIM_EXPORT CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { TRACE(); return event_record(e, s, 1); }
+SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+    TRACE();
+    return event_record(e, s, 0);
+}
+SIM_EXPORT CUresult cuEventRecord_ptsz(CUevent e, CUstream s)
+{
+    TRACE();
+    return event_record(e, s, 1);
+}
 
 SIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
@@ -1203,8 +1531,10 @@ SIM_EXPORT CUresult cuEventQuery(CUevent e)
     ENTER(NEED_CTX);
     LOCK();
     sim_event *ev = event_of(e);
-    CUresult r = !ev ? CUDA_ERROR_INVALID_HANDLE : !ev->recorded || ev->done ? CUDA_SUCCESS
-                 : event_finish(ev) == CUDA_SUCCESS ? CUDA_ERROR_NOT_READY : CUDA_ERROR_ILLEGAL_ADDRESS;
+    CUresult r = !ev                                ? CUDA_ERROR_INVALID_HANDLE
+                 : !ev->recorded || ev->done        ? CUDA_SUCCESS
+                 : event_finish(ev) == CUDA_SUCCESS ? CUDA_ERROR_NOT_READY
+                                                    : CUDA_ERROR_ILLEGAL_ADDRESS;
     UNLOCK();
     return r;
 }
@@ -1228,8 +1558,16 @@ static CUresult event_destroy(CUevent e)
     return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-SIM_EXPORT CUresult cuEventDestroy_v2(CUevent e) { TRACE(); return event_destroy(e); }
-SIM_EXPORT CUresult cuEventDestroy(CUevent e) { TRACE(); return event_destroy(e); }
+SIM_EXPORT CUresult cuEventDestroy_v2(CUevent e)
+{
+    TRACE();
+    return event_destroy(e);
+}
+SIM_EXPORT CUresult cuEventDestroy(CUevent e)
+{
+    TRACE();
+    return event_destroy(e);
+}
 
 /* Later work on the waiting stream must follow the event: the simulator finishes the event's
  * stream up to the event now, which keeps that order. */
@@ -1239,13 +1577,22 @@ static CUresult stream_wait(CUstream s, CUevent e, unsigned flags, int ptds)
     LOCK();
     sim_event *ev = event_of(e);
     CUresult r = !stream_of(s, ptds) || !ev ? CUDA_ERROR_INVALID_HANDLE
-                 : flags & ~1u ? CUDA_ERROR_INVALID_VALUE : event_finish(ev);
+                 : flags & ~1u              ? CUDA_ERROR_INVALID_VALUE
+                                            : event_finish(ev);
     UNLOCK();
     return r;
 }
 
-SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned f) { TRACE(); return stream_wait(s, e, f, 0); }
-SIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned f) { TRACE(); return stream_wait(s, e, f, 1); }
+SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned f)
+{
+    TRACE();
+    return stream_wait(s, e, f, 0);
+}
+SIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned f)
+{
+    TRACE();
+    return stream_wait(s, e, f, 1);
+}
 
 /* ---- kernels (host functions) and host callbacks ---- */
 
@@ -1265,10 +1612,13 @@ SIM_EXPORT CUfunction simcuda_function_from_host(void (*fn)(void **params))
 SIM_EXPORT CUresult simcuda_function_set_param_sizes(CUfunction func, unsigned count, const size_t *sizes)
 {
     sim_function *f = (sim_function *)func;
-    if (!f || f->magic != FUNCTION_MAGIC || (count && !sizes)) return CUDA_ERROR_INVALID_VALUE;
+    if (!f || f->magic != FUNCTION_MAGIC || (count && !sizes))
+        return CUDA_ERROR_INVALID_VALUE;
     size_t *copy = count ? malloc(count * sizeof *copy) : NULL;
-    if (count && !copy) return CUDA_ERROR_OUT_OF_MEMORY;
-    if (count) memcpy(copy, sizes, count * sizeof *copy);
+    if (count && !copy)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (count)
+        memcpy(copy, sizes, count * sizeof *copy);
     free(f->sizes);
     f->sizes = copy;
     f->nparams = count;
@@ -1279,7 +1629,8 @@ SIM_EXPORT CUresult simcuda_function_set_param_sizes(CUfunction func, unsigned c
 SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t index, size_t *offset, size_t *size)
 {
     sim_function *f = (sim_function *)func;
-    if (!f || f->magic != FUNCTION_MAGIC || index >= f->nparams || !offset || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (!f || f->magic != FUNCTION_MAGIC || index >= f->nparams || !offset || !size)
+        return CUDA_ERROR_INVALID_VALUE;
     size_t at = 0;
     for (size_t i = 0; i < index; i++)
         at += f->sizes[i];
@@ -1294,7 +1645,8 @@ SIM_EXPORT int simcuda_device_range_ok(const void *p, size_t n, int write)
     INIT();
     LOCK();
     int ok = !atomic_load(&sim.sticky) && range_live(P(p), n, write ? ACC_RW : ACC_R);
-    if (!ok) fault();
+    if (!ok)
+        fault();
     UNLOCK();
     return ok;
 }
@@ -1304,17 +1656,21 @@ static CUresult launch(CUfunction func, unsigned gx, unsigned gy, unsigned gz, u
 {
     ENTER(NEED_CTX);
     sim_function *f = (sim_function *)func;
-    if (!f || f->magic != FUNCTION_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!f || f->magic != FUNCTION_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
     if (!gx || !gy || !gz || !bx || !by || !bz || (unsigned long long)bx * by * bz > 1024 || (params && extra) ||
         (f->nparams && !params))
         return CUDA_ERROR_INVALID_VALUE;
-    if (extra) return CUDA_ERROR_NOT_SUPPORTED; /* CU_LAUNCH_PARAM_BUFFER_POINTER is not simulated */
+    if (extra)
+        return CUDA_ERROR_NOT_SUPPORTED; /* CU_LAUNCH_PARAM_BUFFER_POINTER is not simulated */
     sim_op op = {.type = OP_KERNEL, .kernel = f, .params = params};
     if (f->nparams) { /* by value, as the driver does: pointers first, then the values, 16-aligned */
         size_t head = round_up(f->nparams * sizeof(void *), 16), total = head;
-        for (unsigned i = 0; i < f->nparams; i++) total += round_up(f->sizes[i], 16);
+        for (unsigned i = 0; i < f->nparams; i++)
+            total += round_up(f->sizes[i], 16);
         char *block = op.owned = malloc(total);
-        if (!block) return CUDA_ERROR_OUT_OF_MEMORY;
+        if (!block)
+            return CUDA_ERROR_OUT_OF_MEMORY;
         char *value = block + head;
         op.params = (void **)block;
         for (unsigned i = 0; i < f->nparams; i++) {
@@ -1356,7 +1712,8 @@ SIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, 
 static CUresult host_func(CUstream s, CUhostFn fn, void *arg, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!fn) return CUDA_ERROR_INVALID_VALUE;
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
     sim_op op = {.type = OP_HOSTFN, .hostfn = fn, .arg = arg};
     LOCK();
     CUresult e = submit(&op, s, ptds, 1);
@@ -1368,7 +1725,8 @@ static CUresult host_func(CUstream s, CUhostFn fn, void *arg, int ptds)
 static CUresult stream_callback(CUstream s, CUstreamCallback cb, void *arg, unsigned flags, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!cb || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (!cb || flags)
+        return CUDA_ERROR_INVALID_VALUE;
     sim_op op = {.type = OP_CALLBACK, .callback = cb, .stream = s, .arg = arg};
     LOCK();
     CUresult e = submit(&op, s, ptds, 1);
@@ -1386,21 +1744,38 @@ SIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, vo
     TRACE();
     return stream_callback(s, cb, arg, flags, 1);
 }
-SIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 0); }
-SIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg) { TRACE(); return host_func(s, fn, arg, 1); }
+SIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg)
+{
+    TRACE();
+    return host_func(s, fn, arg, 0);
+}
+SIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg)
+{
+    TRACE();
+    return host_func(s, fn, arg, 1);
+}
 
 /* ---- more launches: cuLaunchKernelEx's configuration, cooperative kernels ---- */
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!c) return CUDA_ERROR_INVALID_VALUE;
-    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->hStream, params,
-                  extra, ptds);
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->hStream,
+                  params, extra, ptds);
 }
 
-SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) { TRACE(); return launch_ex(c, f, params, extra, 0); }
-SIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) { TRACE(); return launch_ex(c, f, params, extra, 1); }
+SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    TRACE();
+    return launch_ex(c, f, params, extra, 0);
+}
+SIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    TRACE();
+    return launch_ex(c, f, params, extra, 1);
+}
 
 /* All blocks of a cooperative kernel run at once: one host call runs them all here anyway. */
 SIM_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -1422,15 +1797,21 @@ SIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, un
  * image (a real cubin or fatbin) is CUDA_ERROR_INVALID_IMAGE, as a driver that cannot read it says ---- */
 
 #define MODULE_MAGIC 0x4d4f444cu
-typedef struct sim_module { unsigned magic; const simcuda_image *image; sim_function **functions; } sim_module;
+typedef struct sim_module {
+    unsigned magic;
+    const simcuda_image *image;
+    sim_function **functions;
+} sim_module;
 
 SIM_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    if (!module || !image)
+        return CUDA_ERROR_INVALID_VALUE;
     const simcuda_image *im = image;
-    if (im->magic != SIMCUDA_IMAGE_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+    if (im->magic != SIMCUDA_IMAGE_MAGIC)
+        return CUDA_ERROR_INVALID_IMAGE;
     sim_module *m = calloc(1, sizeof *m);
     sim_function **fns = calloc(im->count + 1, sizeof *fns);
     if (!m || !fns) {
@@ -1449,11 +1830,14 @@ SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const ch
     TRACE();
     ENTER(NEED_CTX);
     sim_module *m = (sim_module *)module;
-    if (!f || !name) return CUDA_ERROR_INVALID_VALUE;
-    if (!m || m->magic != MODULE_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!f || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!m || m->magic != MODULE_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
     for (unsigned i = 0; i < m->image->count; i++) {
         const simcuda_kernel *k = &m->image->kernels[i];
-        if (strcmp(k->name, name)) continue;
+        if (strcmp(k->name, name))
+            continue;
         LOCK();
         if (!m->functions[i]) {
             sim_function *fn = (sim_function *)simcuda_function_from_host(k->fn);
@@ -1477,7 +1861,8 @@ SIM_EXPORT CUresult cuModuleUnload(CUmodule module)
     TRACE();
     ENTER(NEED_INIT);
     sim_module *m = (sim_module *)module;
-    if (!m || m->magic != MODULE_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!m || m->magic != MODULE_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
     m->magic = 0;
     free(m->functions);
     free(m);
@@ -1490,8 +1875,10 @@ SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction func)
     TRACE();
     ENTER(NEED_INIT);
     sim_function *f = (sim_function *)func;
-    if (!name) return CUDA_ERROR_INVALID_VALUE;
-    if (!f || f->magic != FUNCTION_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!f || f->magic != FUNCTION_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
     *name = f->name;
     return f->name ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
@@ -1501,18 +1888,23 @@ SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction func)
 
 #define GRAPH_MAGIC 0x47524150u
 #define EXEC_MAGIC 0x47455845u
-typedef struct sim_graph { unsigned magic; } sim_graph;
+typedef struct sim_graph {
+    unsigned magic;
+} sim_graph;
 
 static int is_graph(const void *g, unsigned magic) { return g && ((const sim_graph *)g)->magic == magic; }
 
 static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode, int ptds)
 {
     ENTER(NEED_CTX);
-    if ((unsigned)mode > CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_ERROR_INVALID_VALUE;
+    if ((unsigned)mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     sim_stream *st = stream_of(s, ptds);
-    CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : st == &sim.legacy ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-                 : st->capturing ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
+    CUresult e = !st                 ? CUDA_ERROR_INVALID_HANDLE
+                 : st == &sim.legacy ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+                 : st->capturing     ? CUDA_ERROR_ILLEGAL_STATE
+                                     : CUDA_SUCCESS;
     if (e == CUDA_SUCCESS) {
         st->capturing = 1;
         st->invalidated = 0;
@@ -1521,14 +1913,23 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode, int ptds)
     return e;
 }
 
-SIM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { TRACE(); return begin_capture(s, mode, 0); }
-SIM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { TRACE(); return begin_capture(s, mode, 1); }
+SIM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+    TRACE();
+    return begin_capture(s, mode, 0);
+}
+SIM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
+{
+    TRACE();
+    return begin_capture(s, mode, 1);
+}
 
 /* An invalidated capture (something waited for the stream meanwhile) ends without a graph. */
 static CUresult end_capture(CUstream s, CUgraph *graph, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    if (!graph)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     sim_stream *st = stream_of(s, ptds);
     CUresult e = !st ? CUDA_ERROR_INVALID_HANDLE : !st->capturing ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
@@ -1540,7 +1941,8 @@ static CUresult end_capture(CUstream s, CUgraph *graph, int ptds)
             e = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
         } else {
             sim_graph *g = malloc(sizeof *g);
-            if (g) *g = (sim_graph){GRAPH_MAGIC};
+            if (g)
+                *g = (sim_graph){GRAPH_MAGIC};
             *graph = (CUgraph)g;
             e = g ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
         }
@@ -1550,33 +1952,53 @@ static CUresult end_capture(CUstream s, CUgraph *graph, int ptds)
     return e;
 }
 
-SIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { TRACE(); return end_capture(s, g, 0); }
-SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g) { TRACE(); return end_capture(s, g, 1); }
+SIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    TRACE();
+    return end_capture(s, g, 0);
+}
+SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+    TRACE();
+    return end_capture(s, g, 1);
+}
 
 static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *status, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!status) return CUDA_ERROR_INVALID_VALUE;
+    if (!status)
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     sim_stream *st = stream_of(s, ptds);
     if (st)
-        *status = !st->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
-                  : st->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+        *status = !st->capturing    ? CU_STREAM_CAPTURE_STATUS_NONE
+                  : st->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+                                    : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     UNLOCK();
     return st ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-SIM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { TRACE(); return is_capturing(s, st, 0); }
-SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { TRACE(); return is_capturing(s, st, 1); }
+SIM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
+{
+    TRACE();
+    return is_capturing(s, st, 0);
+}
+SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st)
+{
+    TRACE();
+    return is_capturing(s, st, 1);
+}
 
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
 {
     TRACE();
     ENTER(NEED_CTX);
     (void)flags;
-    if (!exec || !is_graph(graph, GRAPH_MAGIC)) return CUDA_ERROR_INVALID_VALUE;
+    if (!exec || !is_graph(graph, GRAPH_MAGIC))
+        return CUDA_ERROR_INVALID_VALUE;
     sim_graph *x = malloc(sizeof *x);
-    if (!x) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!x)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     *x = (sim_graph){EXEC_MAGIC};
     *exec = (CUgraphExec)x;
     return CUDA_SUCCESS;
@@ -1585,32 +2007,53 @@ SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph
 static CUresult graph_destroy(void *g, unsigned magic)
 {
     ENTER(NEED_INIT);
-    if (!is_graph(g, magic)) return CUDA_ERROR_INVALID_VALUE;
+    if (!is_graph(g, magic))
+        return CUDA_ERROR_INVALID_VALUE;
     ((sim_graph *)g)->magic = 0;
     free(g);
     return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec) { TRACE(); return graph_destroy(exec, EXEC_MAGIC); }
-SIM_EXPORT CUresult cuGraphDestroy(CUgraph graph) { TRACE(); return graph_destroy(graph, GRAPH_MAGIC); }
+SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
+{
+    TRACE();
+    return graph_destroy(exec, EXEC_MAGIC);
+}
+SIM_EXPORT CUresult cuGraphDestroy(CUgraph graph)
+{
+    TRACE();
+    return graph_destroy(graph, GRAPH_MAGIC);
+}
 
 static CUresult graph_launch(CUgraphExec exec, CUstream s, int ptds)
 {
     ENTER(NEED_CTX);
-    if (!is_graph(exec, EXEC_MAGIC)) return CUDA_ERROR_INVALID_VALUE;
+    if (!is_graph(exec, EXEC_MAGIC))
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = stream_of(s, ptds) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s) { TRACE(); return graph_launch(exec, s, 0); }
-SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s) { TRACE(); return graph_launch(exec, s, 1); }
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+    TRACE();
+    return graph_launch(exec, s, 0);
+}
+SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
+{
+    TRACE();
+    return graph_launch(exec, s, 1);
+}
 
 /* ---- stream-ordered memory pools: a pool is only a name for where an allocation comes from ---- */
 
 #define POOL_MAGIC 0x504f4f4cu
-typedef struct sim_pool { unsigned magic; int device; } sim_pool;
+typedef struct sim_pool {
+    unsigned magic;
+    int device;
+} sim_pool;
 
 static int is_pool(CUmemoryPool pool) { return pool && ((sim_pool *)pool)->magic == POOL_MAGIC; }
 
@@ -1621,9 +2064,11 @@ SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pr
     if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
         props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
-    if (props->location.id < 0 || props->location.id >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    if (props->location.id < 0 || props->location.id >= N_DEVICES)
+        return CUDA_ERROR_INVALID_DEVICE;
     sim_pool *p = malloc(sizeof *p);
-    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     *p = (sim_pool){POOL_MAGIC, props->location.id};
     *pool = (CUmemoryPool)p;
     return CUDA_SUCCESS;
@@ -1634,7 +2079,8 @@ SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
     TRACE();
     ENTER(NEED_CTX);
-    if (!is_pool(pool)) return CUDA_ERROR_INVALID_VALUE;
+    if (!is_pool(pool))
+        return CUDA_ERROR_INVALID_VALUE;
     ((sim_pool *)pool)->magic = 0;
     free(pool);
     return CUDA_SUCCESS;
@@ -1654,20 +2100,37 @@ static CUresult alloc_from_pool(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUs
     return is_pool(pool) ? alloc_async(p, n, s, ptds) : CUDA_ERROR_INVALID_VALUE;
 }
 
-SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s) { TRACE(); return alloc_from_pool(p, n, pool, s, 0); }
-SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s) { TRACE(); return alloc_from_pool(p, n, pool, s, 1); }
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+    TRACE();
+    return alloc_from_pool(p, n, pool, s, 0);
+}
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+    TRACE();
+    return alloc_from_pool(p, n, pool, s, 1);
+}
 
 /* ---- events recorded with flags: CU_EVENT_RECORD_EXTERNAL (graphs only) changes nothing here ---- */
 
 static CUresult event_record_flags(CUevent e, CUstream s, unsigned flags, int ptds)
 {
     ENTER(NEED_CTX);
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
     return event_record(e, s, ptds);
 }
 
-SIM_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned f) { TRACE(); return event_record_flags(e, s, f, 0); }
-SIM_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned f) { TRACE(); return event_record_flags(e, s, f, 1); }
+SIM_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned f)
+{
+    TRACE();
+    return event_record_flags(e, s, f, 0);
+}
+SIM_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned f)
+{
+    TRACE();
+    return event_record_flags(e, s, f, 1);
+}
 
 /* ---- 16-bit and pitched memsets; the unaligned 2-D copy (the same copy here) ---- */
 
@@ -1675,37 +2138,87 @@ static CUresult memset_2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigne
                           size_t height, CUstream s, int ptds, int async)
 {
     ENTER(NEED_CTX);
-    if (!dst || dst % value_size || (height > 1 && pitch < width * value_size)) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst || dst % value_size || (height > 1 && pitch < width * value_size))
+        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     CUresult e = CUDA_SUCCESS;
-    if (!stream_of(s, ptds)) e = CUDA_ERROR_INVALID_HANDLE;
-    else if (!device_accessible(dst)) e = CUDA_ERROR_INVALID_VALUE;
+    if (!stream_of(s, ptds))
+        e = CUDA_ERROR_INVALID_HANDLE;
+    else if (!device_accessible(dst))
+        e = CUDA_ERROR_INVALID_VALUE;
     else if (width && height && (e = validate_range(dst, extent(pitch, width * value_size, height))) == CUDA_SUCCESS)
         for (size_t r = 0; e == CUDA_SUCCESS && r < height; r++) {
-            sim_op op = {.type = OP_MEMSET, .dst = dst + r * pitch, .width = width * value_size, .height = 1,
-                         .value = value, .value_size = value_size};
+            sim_op op = {.type = OP_MEMSET,
+                         .dst = dst + r * pitch,
+                         .width = width * value_size,
+                         .height = 1,
+                         .value = value,
+                         .value_size = value_size};
             e = submit(&op, s, ptds, async);
         }
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { TRACE(); return memset_n(d, v, 2, n, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { TRACE(); return memset_n(d, v, 2, n, NULL, 1, 0); }
-SIM_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 2, n, s, 0, 1); }
-SIM_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { TRACE(); return memset_n(d, v, 2, n, s, 1, 1); }
-#define MEMSET_2D(bits, type, size)                                                                                        \
-    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h) { TRACE(); return memset_2d(d, pitch, v, size, w, h, NULL, 0, 0); } \
-    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2_ptds(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h) { TRACE(); return memset_2d(d, pitch, v, size, w, h, NULL, 1, 0); } \
-    SIM_EXPORT CUresult cuMemsetD2D##bits##Async(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h, CUstream s) { TRACE(); return memset_2d(d, pitch, v, size, w, h, s, 0, 1); } \
-    SIM_EXPORT CUresult cuMemsetD2D##bits##Async_ptsz(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h, CUstream s) { TRACE(); return memset_2d(d, pitch, v, size, w, h, s, 1, 1); }
+SIM_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 2, n, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n)
+{
+    TRACE();
+    return memset_n(d, v, 2, n, NULL, 1, 0);
+}
+SIM_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 2, n, s, 0, 1);
+}
+SIM_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
+{
+    TRACE();
+    return memset_n(d, v, 2, n, s, 1, 1);
+}
+#define MEMSET_2D(bits, type, size)                                                                                    \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h)                \
+    {                                                                                                                  \
+        TRACE();                                                                                                       \
+        return memset_2d(d, pitch, v, size, w, h, NULL, 0, 0);                                                         \
+    }                                                                                                                  \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##_v2_ptds(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h)           \
+    {                                                                                                                  \
+        TRACE();                                                                                                       \
+        return memset_2d(d, pitch, v, size, w, h, NULL, 1, 0);                                                         \
+    }                                                                                                                  \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##Async(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h, CUstream s)  \
+    {                                                                                                                  \
+        TRACE();                                                                                                       \
+        return memset_2d(d, pitch, v, size, w, h, s, 0, 1);                                                            \
+    }                                                                                                                  \
+    SIM_EXPORT CUresult cuMemsetD2D##bits##Async_ptsz(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h,         \
+                                                      CUstream s)                                                      \
+    {                                                                                                                  \
+        TRACE();                                                                                                       \
+        return memset_2d(d, pitch, v, size, w, h, s, 1, 1);                                                            \
+    }
+// clang-format off
 MEMSET_2D(8, unsigned char, 1)
 MEMSET_2D(16, unsigned short, 2)
 MEMSET_2D(32, unsigned int, 4)
+// clang-format on
 #undef MEMSET_2D
 
-SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 0, 0); }
-SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *c) { TRACE(); return memcpy_2d(c, NULL, 1, 0); }
+SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *c)
+{
+    TRACE();
+    return memcpy_2d(c, NULL, 0, 0);
+}
+SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *c)
+{
+    TRACE();
+    return memcpy_2d(c, NULL, 1, 0);
+}
 
 /* ---- initialisation, devices, contexts ---- */
 
@@ -1713,7 +2226,8 @@ SIM_EXPORT CUresult cuInit(unsigned flags)
 {
     TRACE();
     INIT();
-    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    if (flags)
+        return CUDA_ERROR_INVALID_VALUE;
     atomic_store(&sim.initialized, 1);
     return CUDA_SUCCESS;
 }
@@ -1721,7 +2235,8 @@ SIM_EXPORT CUresult cuInit(unsigned flags)
 SIM_EXPORT CUresult cuDriverGetVersion(int *v)
 {
     TRACE();
-    if (!v) return CUDA_ERROR_INVALID_VALUE;
+    if (!v)
+        return CUDA_ERROR_INVALID_VALUE;
     *v = SIM_DRIVER_VERSION;
     return CUDA_SUCCESS;
 }
@@ -1730,7 +2245,8 @@ SIM_EXPORT CUresult cuDeviceGetCount(int *n)
 {
     TRACE();
     ENTER(NEED_INIT);
-    if (!n) return CUDA_ERROR_INVALID_VALUE;
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
     *n = N_DEVICES;
     return CUDA_SUCCESS;
 }
@@ -1739,8 +2255,10 @@ SIM_EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
     TRACE();
     ENTER(NEED_INIT);
-    if (!d) return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal < 0 || ordinal >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    if (!d)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= N_DEVICES)
+        return CUDA_ERROR_INVALID_DEVICE;
     *d = ordinal;
     return CUDA_SUCCESS;
 }
@@ -1749,8 +2267,10 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
     TRACE();
     ENTER(NEED_INIT);
-    if (!c) return CUDA_ERROR_INVALID_VALUE;
-    if (d < 0 || d >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (d < 0 || d >= N_DEVICES)
+        return CUDA_ERROR_INVALID_DEVICE;
     LOCK();
     sim.ctx[d].refs++;
     UNLOCK();
@@ -1761,21 +2281,31 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 static CUresult primary_release(CUdevice d)
 {
     ENTER(NEED_INIT);
-    if (d < 0 || d >= N_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    if (d < 0 || d >= N_DEVICES)
+        return CUDA_ERROR_INVALID_DEVICE;
     LOCK();
     CUresult e = sim.ctx[d].refs > 0 ? (sim.ctx[d].refs--, CUDA_SUCCESS) : CUDA_ERROR_INVALID_CONTEXT;
     UNLOCK();
     return e; /* the context is not torn down at 0: its memory stays, a simplification */
 }
 
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { TRACE(); return primary_release(d); }
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d) { TRACE(); return primary_release(d); }
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
+{
+    TRACE();
+    return primary_release(d);
+}
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d)
+{
+    TRACE();
+    return primary_release(d);
+}
 
 SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
 {
     TRACE();
     ENTER(NEED_INIT);
-    if (!c) return CUDA_ERROR_INVALID_VALUE;
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
     *c = (CUcontext)current_ctx;
     return CUDA_SUCCESS;
 }
@@ -1784,7 +2314,8 @@ SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext c)
 {
     TRACE();
     ENTER(NEED_INIT);
-    if (c && !valid_ctx(c)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (c && !valid_ctx(c))
+        return CUDA_ERROR_INVALID_CONTEXT;
     current_ctx = (sim_ctx *)c;
     return CUDA_SUCCESS;
 }
@@ -1793,33 +2324,57 @@ static CUresult ctx_device(CUdevice *d, CUcontext c)
 {
     ENTER(NEED_INIT);
     sim_ctx *ctx = c ? (sim_ctx *)c : current_ctx;
-    if (!ctx || (c && !valid_ctx(c))) return CUDA_ERROR_INVALID_CONTEXT;
-    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    if (!ctx || (c && !valid_ctx(c)))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!d)
+        return CUDA_ERROR_INVALID_VALUE;
     *d = ctx->device;
     return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *d) { TRACE(); return ctx_device(d, NULL); }
-SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *d, CUcontext c) { TRACE(); return ctx_device(d, c); }
+SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
+{
+    TRACE();
+    return ctx_device(d, NULL);
+}
+SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *d, CUcontext c)
+{
+    TRACE();
+    return ctx_device(d, c);
+}
 
 static CUresult ctx_sync(CUcontext c)
 {
     ENTER(NEED_CTX);
-    if (c && !valid_ctx(c)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (c && !valid_ctx(c))
+        return CUDA_ERROR_INVALID_CONTEXT;
     LOCK();
     CUresult e = capture_allows_wait(NULL);
-    if (e == CUDA_SUCCESS) e = drain_all();
+    if (e == CUDA_SUCCESS)
+        e = drain_all();
     UNLOCK();
     return e;
 }
 
-SIM_EXPORT CUresult cuCtxSynchronize(void) { TRACE(); return ctx_sync(NULL); }
-SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext c) { TRACE(); return ctx_sync(c); }
+SIM_EXPORT CUresult cuCtxSynchronize(void)
+{
+    TRACE();
+    return ctx_sync(NULL);
+}
+SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext c)
+{
+    TRACE();
+    return ctx_sync(c);
+}
 
 /* ---- errors ---- */
 
-static const struct { CUresult code; const char *name, *text; } errors[] = {
+static const struct {
+    CUresult code;
+    const char *name, *text;
+} errors[] = {
 #define E(code, text) {code, #code, text},
+    // clang-format off
     E(CUDA_SUCCESS, "no error")
     E(CUDA_ERROR_INVALID_VALUE, "invalid argument")
     E(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")
@@ -1845,12 +2400,14 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
     E(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during capture")
     E(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "operation would make the legacy stream depend on a capturing blocking stream")
     E(CUDA_ERROR_UNKNOWN, "unknown error")
+// clang-format on
 #undef E
 };
 
 static CUresult error_lookup(CUresult code, const char **out, int text)
 {
-    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
         if (errors[i].code == code) {
             *out = text ? errors[i].text : errors[i].name;
@@ -1860,13 +2417,22 @@ static CUresult error_lookup(CUresult code, const char **out, int text)
     return CUDA_ERROR_INVALID_VALUE;
 }
 
-SIM_EXPORT CUresult cuGetErrorName(CUresult code, const char **s) { TRACE(); return error_lookup(code, s, 0); }
-SIM_EXPORT CUresult cuGetErrorString(CUresult code, const char **s) { TRACE(); return error_lookup(code, s, 1); }
+SIM_EXPORT CUresult cuGetErrorName(CUresult code, const char **s)
+{
+    TRACE();
+    return error_lookup(code, s, 0);
+}
+SIM_EXPORT CUresult cuGetErrorString(CUresult code, const char **s)
+{
+    TRACE();
+    return error_lookup(code, s, 1);
+}
 
 /* ---- cuGetProcAddress: a static table of this driver's own functions, never dlsym ----
  * (base name, the CUDA version that introduced that ABI, per-thread variant?, function), from
  * cudaTypedefs.h.  The table takes each function through a local alias, so the reference binds
  * inside this library and an interposed export of the same name can never be returned. */
+// clang-format off
 #define PROCS(X)                                                                                        \
     X("cuInit", 2000, 0, cuInit) X("cuDriverGetVersion", 2020, 0, cuDriverGetVersion)                  \
     X("cuDeviceGet", 2000, 0, cuDeviceGet) X("cuDeviceGetCount", 2000, 0, cuDeviceGetCount)            \
@@ -1957,6 +2523,7 @@ SIM_EXPORT CUresult cuGetErrorString(CUresult code, const char **s) { TRACE(); r
     X("cuMemsetD2D32Async", 7000, 1, cuMemsetD2D32Async_ptsz)                                           \
     X("cuMemcpy2DUnaligned", 3020, 0, cuMemcpy2DUnaligned_v2)                                           \
     X("cuMemcpy2DUnaligned", 7000, 1, cuMemcpy2DUnaligned_v2_ptds)
+// clang-format on
 
 SIM_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 SIM_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
@@ -1966,7 +2533,11 @@ SIM_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda
 PROCS(LOCAL_ALIAS)
 #undef LOCAL_ALIAS
 
-static const struct proc { const char *name; int version, ptds; void *fn; } procs[] = {
+static const struct proc {
+    const char *name;
+    int version, ptds;
+    void *fn;
+} procs[] = {
 #define ENTRY(name, version, ptds, fn) {name, version, ptds, (void *)local_##fn},
     PROCS(ENTRY)
 #undef ENTRY
@@ -1977,9 +2548,10 @@ static CUresult proc_lookup(const char *symbol, void **pfn, int version, cuuint6
 {
     CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     CUresult e = CUDA_ERROR_NOT_FOUND;
-    if (pfn) *pfn = NULL;
-    if (!symbol || !pfn || (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
-                                                    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+    if (pfn)
+        *pfn = NULL;
+    if (!symbol || !pfn ||
+        (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
         e = CUDA_ERROR_INVALID_VALUE;
     else if (version > SIM_DRIVER_VERSION)
         e = CUDA_ERROR_INVALID_VALUE; /* "greater than the driver version" */
@@ -1987,20 +2559,25 @@ static CUresult proc_lookup(const char *symbol, void **pfn, int version, cuuint6
         const struct proc *best = NULL, *best_ptds = NULL;
         for (size_t i = 0; i < sizeof procs / sizeof *procs; i++) {
             const struct proc *p = &procs[i];
-            if (strcmp(p->name, symbol)) continue;
+            if (strcmp(p->name, symbol))
+                continue;
             st = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-            if (p->version > version) continue;
+            if (p->version > version)
+                continue;
             const struct proc **slot = p->ptds ? &best_ptds : &best;
-            if (!*slot || p->version > (*slot)->version) *slot = p;
+            if (!*slot || p->version > (*slot)->version)
+                *slot = p;
         }
-        if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best_ptds) best = best_ptds;
+        if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best_ptds)
+            best = best_ptds;
         if (best) {
             *pfn = best->fn;
             st = CU_GET_PROC_ADDRESS_SUCCESS;
             e = CUDA_SUCCESS;
         }
     }
-    if (status) *status = st;
+    if (status)
+        *status = st;
     return e;
 }
 

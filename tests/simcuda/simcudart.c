@@ -50,6 +50,7 @@
  * against).  Like the real runtime, each is asked for with its own ABI version, so the function
  * and its cudaTypedefs.h type PFN_<name>_v<version> always agree; cuCtxSynchronize is asked for
  * as of 13000, i.e. cuCtxSynchronize_v2 (CUcontext ctx). */
+// clang-format off
 #define DRIVER_FNS(X)                                 \
     X(init, cuInit, 2000)                             \
     X(device_count, cuDeviceGetCount, 2000)           \
@@ -115,6 +116,7 @@
     X(launch_cooperative, cuLaunchCooperativeKernel, 9000) \
     X(launch_host_func, cuLaunchHostFunc, 10000)      \
     X(stream_add_callback, cuStreamAddCallback, 5000)
+// clang-format on
 
 typedef struct driver {
 #define FIELD(field, name, version) PFN_##name##_v##version field;
@@ -179,9 +181,10 @@ static cudaError_t ret(cudaError_t e)
 static int resolve(driver *d, cuuint64_t flags)
 {
     int ptds = flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
-#define RESOLVE(field, name, version)                                                                   \
-    if (rt.get_proc(#name, (void **)&d->field, ptds && version < 7000 ? 7000 : version, flags, NULL) != \
-            CUDA_SUCCESS || !d->field)                                                                  \
+#define RESOLVE(field, name, version)                                                                                  \
+    if (rt.get_proc(#name, (void **)&d->field, ptds && version < 7000 ? 7000 : version, flags, NULL) !=                \
+            CUDA_SUCCESS ||                                                                                            \
+        !d->field)                                                                                                     \
         return -1;
     DRIVER_FNS(RESOLVE)
 #undef RESOLVE
@@ -234,11 +237,11 @@ static cudaError_t bind_context(void)
 }
 
 /* Every call that works on the device starts here. */
-#define ENTER()                                                                                         \
-    do {                                                                                                \
-        cudaError_t e_ = bind_context();                                                                \
-        if (e_ != cudaSuccess)                                                                          \
-            return ret(e_);                                                                             \
+#define ENTER()                                                                                                        \
+    do {                                                                                                               \
+        cudaError_t e_ = bind_context();                                                                               \
+        if (e_ != cudaSuccess)                                                                                         \
+            return ret(e_);                                                                                            \
     } while (0)
 #define DRV(ptds) (*((ptds) ? &rt.ptds : &rt.legacy))
 
@@ -375,29 +378,32 @@ static cudaError_t memcpy_kind(void *dst, const void *src, size_t n, enum cudaMe
     CUdeviceptr dd = (CUdeviceptr)dst, sd = (CUdeviceptr)src;
     CUresult r;
     switch (kind) {
-    case cudaMemcpyHostToDevice:
-        r = async ? d->memcpy_htod_async(dd, src, n, s) : d->memcpy_htod(dd, src, n);
-        break;
-    case cudaMemcpyDeviceToHost:
-        r = async ? d->memcpy_dtoh_async(dst, sd, n, s) : d->memcpy_dtoh(dst, sd, n);
-        break;
-    case cudaMemcpyDeviceToDevice:
-        r = async ? d->memcpy_dtod_async(dd, sd, n, s) : d->memcpy_dtod(dd, sd, n);
-        break;
+    case cudaMemcpyHostToDevice: r = async ? d->memcpy_htod_async(dd, src, n, s) : d->memcpy_htod(dd, src, n); break;
+    case cudaMemcpyDeviceToHost: r = async ? d->memcpy_dtoh_async(dst, sd, n, s) : d->memcpy_dtoh(dst, sd, n); break;
+    case cudaMemcpyDeviceToDevice: r = async ? d->memcpy_dtod_async(dd, sd, n, s) : d->memcpy_dtod(dd, sd, n); break;
     case cudaMemcpyHostToHost:
-    case cudaMemcpyDefault:
-        r = async ? d->memcpy_async(dd, sd, n, s) : d->memcpy(dd, sd, n);
-        break;
-    default:
-        return ret(cudaErrorInvalidMemcpyDirection);
+    case cudaMemcpyDefault: r = async ? d->memcpy_async(dd, sd, n, s) : d->memcpy(dd, sd, n); break;
+    default: return ret(cudaErrorInvalidMemcpyDirection);
     }
     return RET_CU(r);
 }
 
-RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return ret(memcpy_kind(dst, src, n, k, NULL, 0, 0)); }
-RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return ret(memcpy_kind(dst, src, n, k, NULL, 0, 1)); }
-RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return ret(memcpy_kind(dst, src, n, k, s, 1, 0)); }
-RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return ret(memcpy_kind(dst, src, n, k, s, 1, 1)); }
+RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k)
+{
+    return ret(memcpy_kind(dst, src, n, k, NULL, 0, 0));
+}
+RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind k)
+{
+    return ret(memcpy_kind(dst, src, n, k, NULL, 0, 1));
+}
+RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s)
+{
+    return ret(memcpy_kind(dst, src, n, k, s, 1, 0));
+}
+RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s)
+{
+    return ret(memcpy_kind(dst, src, n, k, s, 1, 1));
+}
 
 static cudaError_t memset_bytes(void *p, int value, size_t n, cudaStream_t s, int async, int ptds)
 {
@@ -409,8 +415,14 @@ static cudaError_t memset_bytes(void *p, int value, size_t n, cudaStream_t s, in
 
 RT_EXPORT cudaError_t cudaMemset(void *p, int v, size_t n) { return ret(memset_bytes(p, v, n, NULL, 0, 0)); }
 RT_EXPORT cudaError_t cudaMemset_ptds(void *p, int v, size_t n) { return ret(memset_bytes(p, v, n, NULL, 0, 1)); }
-RT_EXPORT cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s) { return ret(memset_bytes(p, v, n, s, 1, 0)); }
-RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n, cudaStream_t s) { return ret(memset_bytes(p, v, n, s, 1, 1)); }
+RT_EXPORT cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+    return ret(memset_bytes(p, v, n, s, 1, 0));
+}
+RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n, cudaStream_t s)
+{
+    return ret(memset_bytes(p, v, n, s, 1, 1));
+}
 
 /* ---- streams and events (cudaStream_t is CUstream, cudaEvent_t is CUevent) ---- */
 
@@ -420,7 +432,10 @@ static cudaError_t stream_create(cudaStream_t *s, unsigned flags)
     return from_cu(rt.legacy.stream_create(s, flags)); /* cudaStreamNonBlocking == CU_STREAM_NON_BLOCKING */
 }
 
-RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) { return ret(stream_create(s, flags)); }
+RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+    return ret(stream_create(s, flags));
+}
 RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) { return ret(stream_create(s, cudaStreamDefault)); }
 
 RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
@@ -444,15 +459,20 @@ RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
     return RET_CU(rt.legacy.stream_query(s));
 }
 
-
 static cudaError_t stream_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flags, int ptds)
 {
     ENTER();
     return RET_CU(DRV(ptds).stream_wait_event(s, e, flags));
 }
 
-RT_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f) { return ret(stream_wait_event(s, e, f, 0)); }
-RT_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned f) { return ret(stream_wait_event(s, e, f, 1)); }
+RT_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f)
+{
+    return ret(stream_wait_event(s, e, f, 0));
+}
+RT_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned f)
+{
+    return ret(stream_wait_event(s, e, f, 1));
+}
 
 RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
@@ -505,7 +525,9 @@ RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
         r = rt.legacy.pointer_attr(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
     if (r != CUDA_SUCCESS)
         return RET_CU(r);
-    attr->type = managed ? cudaMemoryTypeManaged : type == CU_MEMORYTYPE_HOST ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
+    attr->type = managed                      ? cudaMemoryTypeManaged
+                 : type == CU_MEMORYTYPE_HOST ? cudaMemoryTypeHost
+                                              : cudaMemoryTypeDevice;
     attr->device = device;
     attr->devicePointer = (void *)ptr;
     attr->hostPointer = attr->type == cudaMemoryTypeDevice ? NULL : (void *)ptr;
@@ -576,8 +598,14 @@ static cudaError_t malloc_async(void **p, size_t size, cudaMemPool_t pool, cudaS
                         : DRV(ptds).mem_alloc_async((CUdeviceptr *)p, size, s));
 }
 
-RT_EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s) { return ret(malloc_async(p, size, NULL, s, 0)); }
-RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t s) { return ret(malloc_async(p, size, NULL, s, 1)); }
+RT_EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
+{
+    return ret(malloc_async(p, size, NULL, s, 0));
+}
+RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t s)
+{
+    return ret(malloc_async(p, size, NULL, s, 1));
+}
 
 /* A pool that is NULL is no pool: cudaErrorInvalidValue, not the device's default pool. */
 static cudaError_t malloc_from_pool(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s, int ptds)
@@ -585,8 +613,14 @@ static cudaError_t malloc_from_pool(void **p, size_t size, cudaMemPool_t pool, c
     return pool ? malloc_async(p, size, pool, s, ptds) : cudaErrorInvalidValue;
 }
 
-RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s) { return ret(malloc_from_pool(p, size, pool, s, 0)); }
-RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s) { return ret(malloc_from_pool(p, size, pool, s, 1)); }
+RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s)
+{
+    return ret(malloc_from_pool(p, size, pool, s, 0));
+}
+RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s)
+{
+    return ret(malloc_from_pool(p, size, pool, s, 1));
+}
 
 static cudaError_t free_async(void *p, cudaStream_t s, int ptds)
 {
@@ -645,10 +679,26 @@ static cudaError_t memcpy_2d(void *dst, size_t dpitch, const void *src, size_t s
     return from_cu(async ? DRV(ptds).memcpy_2d_async(&c, s) : DRV(ptds).memcpy_2d(&c));
 }
 
-RT_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k) { return ret(memcpy_2d(dst, dp, src, sp, w, h, k, NULL, 0, 0)); }
-RT_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k) { return ret(memcpy_2d(dst, dp, src, sp, w, h, k, NULL, 0, 1)); }
-RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k, cudaStream_t s) { return ret(memcpy_2d(dst, dp, src, sp, w, h, k, s, 1, 0)); }
-RT_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k, cudaStream_t s) { return ret(memcpy_2d(dst, dp, src, sp, w, h, k, s, 1, 1)); }
+RT_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                   enum cudaMemcpyKind k)
+{
+    return ret(memcpy_2d(dst, dp, src, sp, w, h, k, NULL, 0, 0));
+}
+RT_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                        enum cudaMemcpyKind k)
+{
+    return ret(memcpy_2d(dst, dp, src, sp, w, h, k, NULL, 0, 1));
+}
+RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                        enum cudaMemcpyKind k, cudaStream_t s)
+{
+    return ret(memcpy_2d(dst, dp, src, sp, w, h, k, s, 1, 0));
+}
+RT_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                             enum cudaMemcpyKind k, cudaStream_t s)
+{
+    return ret(memcpy_2d(dst, dp, src, sp, w, h, k, s, 1, 1));
+}
 
 /* A device's primary context, retained once for good. */
 static CUresult primary(int device, CUcontext *ctx)
@@ -677,8 +727,14 @@ static cudaError_t memcpy_peer(void *dst, int dd, const void *src, int sd, size_
     return from_cu(r);
 }
 
-RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { return ret(memcpy_peer(dst, dd, src, sd, n, NULL, 0)); }
-RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t s) { return ret(memcpy_peer(dst, dd, src, sd, n, s, 1)); }
+RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
+{
+    return ret(memcpy_peer(dst, dd, src, sd, n, NULL, 0));
+}
+RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t s)
+{
+    return ret(memcpy_peer(dst, dd, src, sd, n, s, 1));
+}
 
 /* ---- more streams and events ---- */
 
@@ -715,8 +771,14 @@ static cudaError_t event_record_flags(cudaEvent_t e, cudaStream_t s, unsigned fl
     return from_cu(DRV(ptds).event_record_flags(e, s, flags));
 }
 
-RT_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned f) { return ret(event_record_flags(e, s, f, 0)); }
-RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigned f) { return ret(event_record_flags(e, s, f, 1)); }
+RT_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned f)
+{
+    return ret(event_record_flags(e, s, f, 0));
+}
+RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigned f)
+{
+    return ret(event_record_flags(e, s, f, 1));
+}
 
 /* ---- stream capture and graphs (the capture modes and statuses are the CU_* values) ---- */
 
@@ -726,8 +788,14 @@ static cudaError_t begin_capture(cudaStream_t s, enum cudaStreamCaptureMode mode
     return from_cu(DRV(ptds).begin_capture(s, (CUstreamCaptureMode)mode));
 }
 
-RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m) { return ret(begin_capture(s, m, 0)); }
-RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode m) { return ret(begin_capture(s, m, 1)); }
+RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m)
+{
+    return ret(begin_capture(s, m, 0));
+}
+RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode m)
+{
+    return ret(begin_capture(s, m, 1));
+}
 
 static cudaError_t end_capture(cudaStream_t s, cudaGraph_t *g, int ptds)
 {
@@ -744,8 +812,14 @@ static cudaError_t is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *st
     return from_cu(DRV(ptds).is_capturing(s, (CUstreamCaptureStatus *)status));
 }
 
-RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) { return ret(is_capturing(s, st, 0)); }
-RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s, enum cudaStreamCaptureStatus *st) { return ret(is_capturing(s, st, 1)); }
+RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st)
+{
+    return ret(is_capturing(s, st, 0));
+}
+RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s, enum cudaStreamCaptureStatus *st)
+{
+    return ret(is_capturing(s, st, 1));
+}
 
 RT_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
 {
@@ -772,25 +846,32 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t s, int ptds)
 }
 
 RT_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) { return ret(graph_launch(exec, s, 0)); }
-RT_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t s) { return ret(graph_launch(exec, s, 1)); }
+RT_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t s)
+{
+    return ret(graph_launch(exec, s, 1));
+}
 
 /* ---- kernels: nvcc's registration, loaded lazily through the driver ---- */
 
 typedef struct fatbin {
-    const void *image;          /* the simcuda_image its wrapper holds */
-    CUmodule module[16];        /* per device, once loaded */
+    const void *image;   /* the simcuda_image its wrapper holds */
+    CUmodule module[16]; /* per device, once loaded */
 } fatbin;
 
 static struct kernel {
-    const void *stub;           /* the host stub programs launch by */
+    const void *stub; /* the host stub programs launch by */
     fatbin *bin;
     const char *name;
-    CUfunction fn[16];          /* per device, once looked up */
+    CUfunction fn[16]; /* per device, once looked up */
 } kernels[64];
 static int n_kernels;
 
 /* __fatBinC_Wrapper_t, which nvcc's host code passes (crt/host_runtime.h). */
-typedef struct { int magic, version; const void *data; void *filename_or_fatbins; } fatbin_wrapper;
+typedef struct {
+    int magic, version;
+    const void *data;
+    void *filename_or_fatbins;
+} fatbin_wrapper;
 
 RT_EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
 {
@@ -805,7 +886,13 @@ RT_EXPORT void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
 RT_EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
                                       int thread_limit, uint3 *tid, uint3 *bid, dim3 *block, dim3 *grid, int *wsize)
 {
-    (void)device_fun; (void)thread_limit; (void)tid; (void)bid; (void)block; (void)grid; (void)wsize;
+    (void)device_fun;
+    (void)thread_limit;
+    (void)tid;
+    (void)bid;
+    (void)block;
+    (void)grid;
+    (void)wsize;
     pthread_mutex_lock(&rt.lock);
     if (handle && n_kernels < 64)
         kernels[n_kernels++] = (struct kernel){.stub = host_fun, .bin = (fatbin *)handle, .name = device_name};
@@ -835,7 +922,9 @@ static cudaError_t kernel_of(const void *stub, CUfunction *f)
     }
     *f = k ? k->fn[thread_device] : NULL;
     pthread_mutex_unlock(&rt.lock);
-    return !k ? cudaErrorInvalidResourceHandle : r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : from_cu(r);
+    return !k                          ? cudaErrorInvalidResourceHandle
+           : r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction
+                                       : from_cu(r);
 }
 
 /* What the runtime refuses before any driver call, as CUDA 13 answers on an H100: a grid or
@@ -859,16 +948,30 @@ static cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, 
     if ((e = bad_geometry(grid, block)) != cudaSuccess)
         return e;
     const driver *d = &DRV(ptds);
-    return from_cu(cooperative ? d->launch_cooperative(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                                       (unsigned)shmem, s, args)
-                               : d->launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, s,
-                                           args, NULL));
+    return from_cu(
+        cooperative
+            ? d->launch_cooperative(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, s, args)
+            : d->launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, s, args, NULL));
 }
 
-RT_EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) { return ret(launch(f, g, b, args, shm, s, 0, 0)); }
-RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) { return ret(launch(f, g, b, args, shm, s, 1, 0)); }
-RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) { return ret(launch(f, g, b, args, shm, s, 0, 1)); }
-RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) { return ret(launch(f, g, b, args, shm, s, 1, 1)); }
+RT_EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s)
+{
+    return ret(launch(f, g, b, args, shm, s, 0, 0));
+}
+RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s)
+{
+    return ret(launch(f, g, b, args, shm, s, 1, 0));
+}
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm,
+                                                  cudaStream_t s)
+{
+    return ret(launch(f, g, b, args, shm, s, 0, 1));
+}
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *f, dim3 g, dim3 b, void **args, size_t shm,
+                                                       cudaStream_t s)
+{
+    return ret(launch(f, g, b, args, shm, s, 1, 1));
+}
 
 /* The launch attributes are not simulated: a configuration launches as its geometry says. */
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args, int ptds)
@@ -895,8 +998,14 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
     return from_cu(DRV(ptds).launch_ex(&c, f, args, NULL));
 }
 
-RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *f, void **args) { return ret(launch_ex(c, f, args, 0)); }
-RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **args) { return ret(launch_ex(c, f, args, 1)); }
+RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *f, void **args)
+{
+    return ret(launch_ex(c, f, args, 0));
+}
+RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **args)
+{
+    return ret(launch_ex(c, f, args, 1));
+}
 
 RT_EXPORT cudaError_t cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset, size_t *size)
 {
@@ -924,11 +1033,20 @@ static cudaError_t launch_host_func(cudaStream_t s, cudaHostFn_t fn, void *data,
     return from_cu(DRV(ptds).launch_host_func(s, fn, data));
 }
 
-RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data) { return ret(launch_host_func(s, fn, data, 0)); }
-RT_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *data) { return ret(launch_host_func(s, fn, data, 1)); }
+RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
+{
+    return ret(launch_host_func(s, fn, data, 0));
+}
+RT_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *data)
+{
+    return ret(launch_host_func(s, fn, data, 1));
+}
 
 /* The driver calls back with a CUresult: the runtime's callback gets the runtime's error. */
-typedef struct callback_box { cudaStreamCallback_t fn; void *data; } callback_box;
+typedef struct callback_box {
+    cudaStreamCallback_t fn;
+    void *data;
+} callback_box;
 
 static void CUDA_CB callback_trampoline(CUstream s, CUresult status, void *box)
 {
@@ -952,8 +1070,14 @@ static cudaError_t add_callback(cudaStream_t s, cudaStreamCallback_t fn, void *d
     return from_cu(r);
 }
 
-RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned flags) { return ret(add_callback(s, fn, data, flags, 0)); }
-RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned flags) { return ret(add_callback(s, fn, data, flags, 1)); }
+RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned flags)
+{
+    return ret(add_callback(s, fn, data, flags, 0));
+}
+RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned flags)
+{
+    return ret(add_callback(s, fn, data, flags, 1));
+}
 
 /* ---- errors ---- */
 
@@ -967,8 +1091,12 @@ RT_EXPORT cudaError_t cudaGetLastError(void)
 
 RT_EXPORT cudaError_t cudaPeekAtLastError(void) { return ret(last_error); }
 
-static const struct { cudaError_t code; const char *name, *text; } errors[] = {
+static const struct {
+    cudaError_t code;
+    const char *name, *text;
+} errors[] = {
 #define E(code, text) {code, #code, text},
+    // clang-format off
     E(cudaSuccess, "no error")
     E(cudaErrorInvalidValue, "invalid argument")
     E(cudaErrorMemoryAllocation, "out of memory")
@@ -997,6 +1125,7 @@ static const struct { cudaError_t code; const char *name, *text; } errors[] = {
     E(cudaErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture")
     E(cudaErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream")
     E(cudaErrorUnknown, "unknown error")
+// clang-format on
 #undef E
 };
 

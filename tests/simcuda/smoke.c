@@ -14,20 +14,20 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                                     \
-    do {                                                                                                \
-        if (!(cond)) {                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                             \
-            failures++;                                                                                 \
-        }                                                                                               \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                            \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
-#define CU(call, want)                                                                                  \
-    do {                                                                                                \
-        CUresult got_ = (call);                                                                         \
-        if (got_ != (want)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: %s = %d, want %s\n", __FILE__, __LINE__, #call, (int)got_, #want); \
-            failures++;                                                                                 \
-        }                                                                                               \
+#define CU(call, want)                                                                                                 \
+    do {                                                                                                               \
+        CUresult got_ = (call);                                                                                        \
+        if (got_ != (want)) {                                                                                          \
+            fprintf(stderr, "FAIL %s:%d: %s = %d, want %s\n", __FILE__, __LINE__, #call, (int)got_, #want);            \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 static const size_t MiB = 1u << 20;
@@ -141,12 +141,18 @@ static void test_2d_and_friends(void)
     unsigned char host[400], back[400];
     for (int i = 0; i < 400; i++)
         host[i] = (unsigned char)i;
-    CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host, .srcPitch = 100,
-                       .dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = d, .dstPitch = pitch,
-                       .WidthInBytes = 100, .Height = 4};
+    CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_HOST,
+                       .srcHost = host,
+                       .srcPitch = 100,
+                       .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+                       .dstDevice = d,
+                       .dstPitch = pitch,
+                       .WidthInBytes = 100,
+                       .Height = 4};
     CU(cuMemcpy2D(&c), CUDA_SUCCESS);
     CUresult (*dtoh_ptds)(void *, CUdeviceptr, size_t) = NULL; /* the per-thread twin, cuMemcpyDtoH_v2_ptds */
-    CU(cuGetProcAddress("cuMemcpyDtoH", (void **)&dtoh_ptds, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL),
+    CU(cuGetProcAddress("cuMemcpyDtoH", (void **)&dtoh_ptds, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+                        NULL),
        CUDA_SUCCESS);
     CU(dtoh_ptds(back, d + pitch, 100), CUDA_SUCCESS);
     CHECK(!memcmp(back, host + 100, 100));
@@ -237,7 +243,7 @@ static void test_vmm(void)
     CU(cuMemcpyDtoH(out, va + 6 * MiB - 128, 128), CUDA_SUCCESS);
     CHECK(!memcmp(out, in, 128));
 
-    CU(cuMemUnmap(va, 3 * MiB), CUDA_ERROR_INVALID_VALUE); /* not whole mappings */
+    CU(cuMemUnmap(va, 3 * MiB), CUDA_ERROR_INVALID_VALUE);       /* not whole mappings */
     CU(cuMemAddressFree(va, 8 * MiB), CUDA_ERROR_INVALID_VALUE); /* still mapped */
     CU(cuMemUnmap(va, 6 * MiB), CUDA_SUCCESS);
     CU(cuMemRelease(h1), CUDA_SUCCESS);
@@ -271,7 +277,8 @@ static void runtime_d2h(void *arg)
     CHECK(cudaMemcpy(a[0], a[1], 4096, cudaMemcpyDeviceToHost) == cudaSuccess);
 }
 
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind); /* not declared by default */
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n,
+                            enum cudaMemcpyKind kind); /* not declared by default */
 
 static void runtime_d2h_ptds(void *arg)
 {
@@ -360,9 +367,12 @@ static int no_access_child(void)
     CUdeviceptr va;
     CUmemGenericAllocationHandle h;
     char buf[16] = {0};
-    if (cuMemAddressReserve(&va, 2 * MiB, 0, 0, 0) || cuMemCreate(&h, 2 * MiB, &prop, 0) || cuMemMap(va, 2 * MiB, 0, h, 0))
+    if (cuMemAddressReserve(&va, 2 * MiB, 0, 0, 0) || cuMemCreate(&h, 2 * MiB, &prop, 0) ||
+        cuMemMap(va, 2 * MiB, 0, h, 0))
         return 2;
-    return cuMemcpyHtoD(va, buf, 16) == CUDA_ERROR_ILLEGAL_ADDRESS && cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS ? 0 : 3;
+    return cuMemcpyHtoD(va, buf, 16) == CUDA_ERROR_ILLEGAL_ADDRESS && cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS
+               ? 0
+               : 3;
 }
 
 static void run_child(const char *what, int (*fn)(void))

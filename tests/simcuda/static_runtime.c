@@ -13,7 +13,8 @@ int main(void)
         in[i] = (char)(255 - i);
     void *d = NULL;
     int version = 0;
-    if (cudaMalloc(&d, sizeof in) != cudaSuccess || cudaMemcpy(d, in, sizeof in, cudaMemcpyHostToDevice) != cudaSuccess ||
+    if (cudaMalloc(&d, sizeof in) != cudaSuccess ||
+        cudaMemcpy(d, in, sizeof in, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(out, d, sizeof out, cudaMemcpyDeviceToHost) != cudaSuccess || memcmp(in, out, sizeof in)) {
         fprintf(stderr, "static runtime: copy round trip failed: %s\n", cudaGetErrorString(cudaGetLastError()));
         return 1;

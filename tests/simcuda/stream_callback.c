@@ -6,7 +6,11 @@
 
 #include <stdio.h>
 
-typedef struct seen { CUstream stream; CUresult status; int calls; } seen;
+typedef struct seen {
+    CUstream stream;
+    CUresult status;
+    int calls;
+} seen;
 
 static void note(CUstream stream, CUresult status, void *data)
 {

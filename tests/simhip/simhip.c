@@ -44,14 +44,22 @@ typedef struct sim_object {
     uintptr_t base;
     size_t size;
     int kind;
-    void *pool;             /* hipMallocFromPoolAsync: the pool it came from */
-    int device;             /* the current device at allocation (a VMM mapping: its handle's) */
-    int access;             /* OBJ_MAPPED: hipMemAccessFlags granted by hipMemSetAccess */
+    void *pool;                /* hipMallocFromPoolAsync: the pool it came from */
+    int device;                /* the current device at allocation (a VMM mapping: its handle's) */
+    int access;                /* OBJ_MAPPED: hipMemAccessFlags granted by hipMemSetAccess */
     struct sim_handle *handle; /* OBJ_MAPPED: the physical memory behind it */
 } sim_object;
 
-typedef struct sim_handle { int fd; size_t size; int device, refs; } sim_handle; /* hipMemCreate */
-typedef struct sim_rsv { uintptr_t base; size_t size; struct sim_rsv *next; } sim_rsv; /* hipMemAddressReserve */
+typedef struct sim_handle {
+    int fd;
+    size_t size;
+    int device, refs;
+} sim_handle; /* hipMemCreate */
+typedef struct sim_rsv {
+    uintptr_t base;
+    size_t size;
+    struct sim_rsv *next;
+} sim_rsv; /* hipMemAddressReserve */
 
 typedef enum { OP_COPY, OP_MEMSET, OP_FREE } op_type;
 
@@ -71,9 +79,9 @@ typedef struct sim_stream {
     sim_op *head, *tail;
     struct sim_stream *next_live;
     unsigned flags;
-    int device;             /* the current device at creation (CLR: hip::Stream's device) */
-    int capturing;          /* ops are captured into a graph, not run */
-    sim_op *captured;       /* dropped at the end of capture */
+    int device;       /* the current device at creation (CLR: hip::Stream's device) */
+    int capturing;    /* ops are captured into a graph, not run */
+    sim_op *captured; /* dropped at the end of capture */
 } sim_stream;
 
 static const size_t APERTURE_SIZE = 64ull << 30;
@@ -81,16 +89,16 @@ static size_t DEVICE_ALIGN = 4096; /* SIMHIP_ALIGN: a power of two, for dense la
 
 static struct {
     pthread_once_t once;
-    pthread_mutex_t lock;     /* objects, streams, queues: the simulator is not about speed */
+    pthread_mutex_t lock; /* objects, streams, queues: the simulator is not about speed */
     uintptr_t aperture, aperture_next;
     sim_object *objects;
     size_t n_objects, cap_objects;
-    size_t n_dead;            /* freed objects left in place (kind 0) until the next compaction */
-    int null_copies;          /* SIMHIP_NULL=1: copies and frees touch no memory (benchmarks) */
+    size_t n_dead;   /* freed objects left in place (kind 0) until the next compaction */
+    int null_copies; /* SIMHIP_NULL=1: copies and frees touch no memory (benchmarks) */
     sim_stream null_stream, per_thread_stream;
     sim_stream *live_streams;
     sim_rsv *reservations;
-    atomic_int sticky;        /* hipErrorIllegalAddress once a fault happened */
+    atomic_int sticky; /* hipErrorIllegalAddress once a fault happened */
 } sim = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread hipError_t last_error;
@@ -116,7 +124,11 @@ static int tracing(void)
     }
     return t;
 }
-#define TRACE() do { if (tracing()) fprintf(stderr, "simhip: %s\n", __func__); } while (0)
+#define TRACE()                                                                                                        \
+    do {                                                                                                               \
+        if (tracing())                                                                                                 \
+            fprintf(stderr, "simhip: %s\n", __func__);                                                                 \
+    } while (0)
 
 /* SIMHIP_ROCM=5|6|7: the ROCm release the simulator stands for (default 5, its headers'). */
 static int rocm_major(void)
@@ -155,11 +167,11 @@ static hipError_t ret_launch(hipError_t e) { return ret_as(e, hipSuccess); }
 
 /* Where every exported hip* call starts.  ROCm 7's HIP_INIT_API returns at once while the GPU is
  * in error: the call does nothing. */
-#define API()                                                     \
-    do {                                                          \
-        TRACE();                                                  \
-        if (rocm_major() >= 7 && atomic_load(&sim.sticky))        \
-            return ret(hipSuccess);                               \
+#define API()                                                                                                          \
+    do {                                                                                                               \
+        TRACE();                                                                                                       \
+        if (rocm_major() >= 7 && atomic_load(&sim.sticky))                                                             \
+            return ret(hipSuccess);                                                                                    \
     } while (0)
 
 /* simhsa.c, as libamdhip64 calls into libhsa-runtime64. */
@@ -208,8 +220,10 @@ static void kernel_fault(uintptr_t address)
         return; /* a handler took it over */
     const char *skip = getenv("HIP_SKIP_ABORT_ON_GPU_ERROR");
     if (skip && !strcmp(skip, "0")) {
-        fprintf(stderr, "Memory access fault by GPU node-1 (Agent handle: 0x5151) on address %p. Reason: Page not "
-                        "present or supervisor privilege.\n", (void *)address);
+        fprintf(stderr,
+                "Memory access fault by GPU node-1 (Agent handle: 0x5151) on address %p. Reason: Page not "
+                "present or supervisor privilege.\n",
+                (void *)address);
         abort();
     }
 }
@@ -540,10 +554,29 @@ static hipError_t device_alloc(void **ptr, size_t size, int kind)
     return e;
 }
 
-SIM_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { API(); return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
-SIM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
-SIM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(device_alloc(ptr, size, OBJ_MANAGED)); }
-SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream) { API(); (void)stream; return ret(device_alloc(ptr, size, OBJ_DEVICE)); }
+SIM_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+{
+    API();
+    return ret(device_alloc(ptr, size, OBJ_DEVICE));
+}
+SIM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
+{
+    API();
+    (void)flags;
+    return ret(device_alloc(ptr, size, OBJ_DEVICE));
+}
+SIM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+    API();
+    (void)flags;
+    return ret(device_alloc(ptr, size, OBJ_MANAGED));
+}
+SIM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+    API();
+    (void)stream;
+    return ret(device_alloc(ptr, size, OBJ_DEVICE));
+}
 SIM_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream)
 {
     API();
@@ -589,8 +622,17 @@ static hipError_t host_alloc(void **ptr, size_t size)
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) { API(); (void)flags; return ret(host_alloc(ptr, size)); }
-SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { API(); return ret(host_alloc(ptr, size)); }
+SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
+{
+    API();
+    (void)flags;
+    return ret(host_alloc(ptr, size));
+}
+SIM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
+{
+    API();
+    return ret(host_alloc(ptr, size));
+}
 /* For tests: pinned host memory made inside the runtime, as for a library hipshadow does not wrap
  * (a statically linked one): the program reaches it, hipshadow never saw it allocated. */
 SIM_EXPORT void *simhip_pinned_unwrapped(size_t size)
@@ -620,9 +662,21 @@ static hipError_t free_kind(void *ptr, int host)
     return e;
 }
 
-SIM_EXPORT hipError_t hipFree(void *ptr) { API(); return ret(free_kind(ptr, 0)); }
-SIM_EXPORT hipError_t hipHostFree(void *ptr) { API(); return ret(free_kind(ptr, 1)); }
-SIM_EXPORT hipError_t hipFreeHost(void *ptr) { API(); return ret(free_kind(ptr, 1)); }
+SIM_EXPORT hipError_t hipFree(void *ptr)
+{
+    API();
+    return ret(free_kind(ptr, 0));
+}
+SIM_EXPORT hipError_t hipHostFree(void *ptr)
+{
+    API();
+    return ret(free_kind(ptr, 1));
+}
+SIM_EXPORT hipError_t hipFreeHost(void *ptr)
+{
+    API();
+    return ret(free_kind(ptr, 1));
+}
 
 SIM_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 {
@@ -645,8 +699,9 @@ SIM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned int flag
     if (!host || !size)
         return ret(hipErrorInvalidValue);
     pthread_mutex_lock(&sim.lock);
-    hipError_t e = find_object((uintptr_t)host) ? hipErrorHostMemoryAlreadyRegistered
-                   : add_object((uintptr_t)host, size, OBJ_REGISTERED) ? hipErrorOutOfMemory : hipSuccess;
+    hipError_t e = find_object((uintptr_t)host)                        ? hipErrorHostMemoryAlreadyRegistered
+                   : add_object((uintptr_t)host, size, OBJ_REGISTERED) ? hipErrorOutOfMemory
+                                                                       : hipSuccess;
     pthread_mutex_unlock(&sim.lock);
     return ret(e);
 }
@@ -668,11 +723,31 @@ SIM_EXPORT hipError_t hipHostUnregister(void *host)
 
 /* ---- copies ---- */
 
-SIM_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k) { API(); return ret(do_copy(dst, src, n, k, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind k) { API(); return ret(do_copy(dst, src, n, k, hipStreamPerThread, 0)); }
-SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 0)); }
-SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 1)); }
-SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s) { API(); return ret(do_copy(dst, src, n, k, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k)
+{
+    API();
+    return ret(do_copy(dst, src, n, k, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind k)
+{
+    API();
+    return ret(do_copy(dst, src, n, k, hipStreamPerThread, 0));
+}
+SIM_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, k, s, 0));
+}
+SIM_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, k, s, 1));
+}
+SIM_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, k, s, 1));
+}
 /* Like some runtime builds, hipMemcpyDtoH goes through the exported hipMemcpy: with hipshadow
  * preloaded that lands in its wrapper again, which the re-entrancy guard must forward unchecked. */
 SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
@@ -686,16 +761,44 @@ SIM_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
     *(void **)&exported_memcpy = found;
     return ret(exported_memcpy(dst, src, n, hipMemcpyDeviceToHost));
 }
-SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1)); }
-SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n) { API(); return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1)); }
-SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) { API(); return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, hipMemcpyDeviceToHost, s, 1));
+}
+SIM_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)
+{
+    API();
+    return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, hipMemcpyHostToDevice, s, 1));
+}
+SIM_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
+{
+    API();
+    return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s)
+{
+    API();
+    return ret(do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1));
+}
 /* ROCm/clr hipamd/src/hip_peer.cpp checks only that both device numbers exist, never that the
  * pointers live there, then runs an ordinary D2D ihipMemcpy (same validation) on the stream. */
 static int bad_peer(int dd, int sd) { return dd < 0 || sd < 0 || dd >= device_count() || sd >= device_count(); }
-SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { API(); return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s) { API(); return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
+{
+    API();
+    return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, hipStream_t s)
+{
+    API();
+    return ret(bad_peer(dd, sd) ? hipErrorInvalidDevice : do_copy(dst, src, n, hipMemcpyDeviceToDevice, s, 1));
+}
 
 static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                           hipMemcpyKind kind, hipStream_t s, int async)
@@ -718,21 +821,71 @@ static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spit
     return e;
 }
 
-SIM_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, hipStreamPerThread, 0)); }
-SIM_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k, hipStream_t s) { API(); return ret(copy_2d(dst, dp, src, sp, w, h, k, s, 1)); }
+SIM_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, hipMemcpyKind k)
+{
+    API();
+    return ret(copy_2d(dst, dp, src, sp, w, h, k, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                      hipMemcpyKind k)
+{
+    API();
+    return ret(copy_2d(dst, dp, src, sp, w, h, k, hipStreamPerThread, 0));
+}
+SIM_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                       hipMemcpyKind k, hipStream_t s)
+{
+    API();
+    return ret(copy_2d(dst, dp, src, sp, w, h, k, s, 1));
+}
 
 /* ---- memset ---- */
 
-SIM_EXPORT hipError_t hipMemset(void *dst, int v, size_t n) { API(); return ret(do_memset(dst, v & 0xff, 1, n, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemset_spt(void *dst, int v, size_t n) { API(); return ret(do_memset(dst, v & 0xff, 1, n, hipStreamPerThread, 0)); }
-SIM_EXPORT hipError_t hipMemsetAsync(void *dst, int v, size_t n, hipStream_t s) { API(); return ret(do_memset(dst, v & 0xff, 1, n, s, 1)); }
-SIM_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t c) { API(); return ret(do_memset(dst, v, 1, c, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 1, c, s, 1)); }
-SIM_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t c) { API(); return ret(do_memset(dst, v, 2, c * 2, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 2, c * 2, s, 1)); }
-SIM_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t c) { API(); return ret(do_memset(dst, v, 4, c * 4, NULL, 0)); }
-SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hipStream_t s) { API(); return ret(do_memset(dst, v, 4, c * 4, s, 1)); }
+SIM_EXPORT hipError_t hipMemset(void *dst, int v, size_t n)
+{
+    API();
+    return ret(do_memset(dst, v & 0xff, 1, n, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemset_spt(void *dst, int v, size_t n)
+{
+    API();
+    return ret(do_memset(dst, v & 0xff, 1, n, hipStreamPerThread, 0));
+}
+SIM_EXPORT hipError_t hipMemsetAsync(void *dst, int v, size_t n, hipStream_t s)
+{
+    API();
+    return ret(do_memset(dst, v & 0xff, 1, n, s, 1));
+}
+SIM_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t c)
+{
+    API();
+    return ret(do_memset(dst, v, 1, c, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t c, hipStream_t s)
+{
+    API();
+    return ret(do_memset(dst, v, 1, c, s, 1));
+}
+SIM_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t c)
+{
+    API();
+    return ret(do_memset(dst, v, 2, c * 2, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t c, hipStream_t s)
+{
+    API();
+    return ret(do_memset(dst, v, 2, c * 2, s, 1));
+}
+SIM_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t c)
+{
+    API();
+    return ret(do_memset(dst, v, 4, c * 4, NULL, 0));
+}
+SIM_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t c, hipStream_t s)
+{
+    API();
+    return ret(do_memset(dst, v, 4, c * 4, s, 1));
+}
 
 /* ---- streams, events, synchronisation ---- */
 
@@ -755,10 +908,29 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags)
     return hipSuccess;
 }
 
-SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { API(); return ret(stream_create(s, 0)); }
-SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f) { API(); return ret(stream_create(s, f)); }
-SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p) { API(); (void)p; return ret(stream_create(s, f)); }
-SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m) { API(); (void)n; (void)m; return ret(stream_create(s, 0)); }
+SIM_EXPORT hipError_t hipStreamCreate(hipStream_t *s)
+{
+    API();
+    return ret(stream_create(s, 0));
+}
+SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int f)
+{
+    API();
+    return ret(stream_create(s, f));
+}
+SIM_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int f, int p)
+{
+    API();
+    (void)p;
+    return ret(stream_create(s, f));
+}
+SIM_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *s, uint32_t n, const uint32_t *m)
+{
+    API();
+    (void)n;
+    (void)m;
+    return ret(stream_create(s, 0));
+}
 
 SIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
 {
@@ -800,18 +972,27 @@ static hipError_t stream_sync(hipStream_t s)
     INIT();
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
-    hipError_t e = !st ? hipErrorContextIsDestroyed
-                 : st->capturing ? hipErrorStreamCaptureUnsupported
-                 : st == &sim.null_stream && any_capturing() ? hipErrorStreamCaptureImplicit
-                 : st == &sim.null_stream ? drain_all() : drain(st);
+    hipError_t e = !st                                         ? hipErrorContextIsDestroyed
+                   : st->capturing                             ? hipErrorStreamCaptureUnsupported
+                   : st == &sim.null_stream && any_capturing() ? hipErrorStreamCaptureImplicit
+                   : st == &sim.null_stream                    ? drain_all()
+                                                               : drain(st);
     if (st && atomic_load(&sim.sticky))
         e = hipErrorIllegalAddress;
     pthread_mutex_unlock(&sim.lock);
     return e;
 }
 
-SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { API(); return ret(stream_sync(s)); }
-SIM_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t s) { API(); return ret(stream_sync(s)); }
+SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t s)
+{
+    API();
+    return ret(stream_sync(s));
+}
+SIM_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t s)
+{
+    API();
+    return ret(stream_sync(s));
+}
 
 static hipError_t stream_query(hipStream_t s)
 {
@@ -832,8 +1013,16 @@ static hipError_t stream_query(hipStream_t s)
     return e;
 }
 
-SIM_EXPORT hipError_t hipStreamQuery(hipStream_t s) { API(); return ret(stream_query(s)); }
-SIM_EXPORT hipError_t hipStreamQuery_spt(hipStream_t s) { API(); return ret(stream_query(s)); }
+SIM_EXPORT hipError_t hipStreamQuery(hipStream_t s)
+{
+    API();
+    return ret(stream_query(s));
+}
+SIM_EXPORT hipError_t hipStreamQuery_spt(hipStream_t s)
+{
+    API();
+    return ret(stream_query(s));
+}
 
 SIM_EXPORT hipError_t hipDeviceSynchronize(void)
 {
@@ -847,22 +1036,39 @@ SIM_EXPORT hipError_t hipDeviceSynchronize(void)
 
 /* Events: a recorded event remembers its stream; synchronising on it drains that stream.  An
  * event belongs to the device current at its creation (CLR: hip::Event's deviceId). */
-typedef struct sim_event { hipStream_t stream; int recorded; int device; } sim_event;
+typedef struct sim_event {
+    hipStream_t stream;
+    int recorded;
+    int device;
+} sim_event;
 
 static hipError_t event_create(hipEvent_t *e)
 {
     sim_event *ev = calloc(1, sizeof *ev);
-    if (!e || !ev) { free(ev); return hipErrorInvalidValue; }
+    if (!e || !ev) {
+        free(ev);
+        return hipErrorInvalidValue;
+    }
     ev->device = current_device;
     *e = (hipEvent_t)ev;
     return hipSuccess;
 }
-SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *e) { API(); return ret(event_create(e)); }
-SIM_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned f) { API(); (void)f; return ret(event_create(e)); }
+SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *e)
+{
+    API();
+    return ret(event_create(e));
+}
+SIM_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned f)
+{
+    API();
+    (void)f;
+    return ret(event_create(e));
+}
 SIM_EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s)
 {
     API();
-    if (!e) return ret(hipErrorInvalidResourceHandle);
+    if (!e)
+        return ret(hipErrorInvalidResourceHandle);
     /* CLR hipEventRecord_common: an event recorded on a stream of another device is
      * hipErrorInvalidResourceHandle.  The null and per-thread streams are the current device's. */
     pthread_mutex_lock(&sim.lock);
@@ -878,13 +1084,15 @@ SIM_EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s)
 SIM_EXPORT hipError_t hipEventSynchronize(hipEvent_t e)
 {
     API();
-    if (!e) return ret(hipErrorInvalidResourceHandle);
+    if (!e)
+        return ret(hipErrorInvalidResourceHandle);
     return ret(((sim_event *)e)->recorded ? stream_sync(((sim_event *)e)->stream) : hipSuccess);
 }
 SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t e)
 {
     API();
-    if (!e) return ret(hipErrorInvalidResourceHandle); /* CLR's hipEventDestroy(nullptr) */
+    if (!e)
+        return ret(hipErrorInvalidResourceHandle); /* CLR's hipEventDestroy(nullptr) */
     free(e);
     return ret(hipSuccess);
 }
@@ -905,14 +1113,25 @@ static hipError_t stream_wait(hipStream_t s, hipEvent_t e)
     if (!e)
         return hipErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim.lock);
-    sim_stream *waiting = stream_of(s), *recorded = ((sim_event *)e)->recorded ? stream_of(((sim_event *)e)->stream) : NULL;
+    sim_stream *waiting = stream_of(s),
+               *recorded = ((sim_event *)e)->recorded ? stream_of(((sim_event *)e)->stream) : NULL;
     hipError_t err = !waiting ? hipErrorContextIsDestroyed : recorded ? drain(recorded) : hipSuccess;
     pthread_mutex_unlock(&sim.lock);
     return err;
 }
 
-SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) { API(); (void)flags; return ret(stream_wait(s, e)); }
-SIM_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t s, hipEvent_t e, unsigned int flags) { API(); (void)flags; return ret(stream_wait(s, e)); }
+SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags)
+{
+    API();
+    (void)flags;
+    return ret(stream_wait(s, e));
+}
+SIM_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t s, hipEvent_t e, unsigned int flags)
+{
+    API();
+    (void)flags;
+    return ret(stream_wait(s, e));
+}
 
 /* ---- graph capture: captured work is kept aside and dropped (no graphs are launched here) ---- */
 
@@ -923,8 +1142,10 @@ SIM_EXPORT hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode 
     (void)mode;
     pthread_mutex_lock(&sim.lock);
     sim_stream *st = stream_of(s);
-    hipError_t e = !st ? hipErrorContextIsDestroyed : st == &sim.null_stream ? hipErrorStreamCaptureUnsupported
-                 : st->capturing ? hipErrorIllegalState : hipSuccess;
+    hipError_t e = !st                      ? hipErrorContextIsDestroyed
+                   : st == &sim.null_stream ? hipErrorStreamCaptureUnsupported
+                   : st->capturing          ? hipErrorIllegalState
+                                            : hipSuccess;
     if (e == hipSuccess)
         st->capturing = 1;
     pthread_mutex_unlock(&sim.lock);
@@ -968,7 +1189,8 @@ SIM_EXPORT hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus
 SIM_EXPORT hipError_t hipGraphDestroy(hipGraph_t g)
 {
     API();
-    if (!g) return ret(hipErrorInvalidValue);
+    if (!g)
+        return ret(hipErrorInvalidValue);
     free(g);
     return ret(hipSuccess);
 }
@@ -978,15 +1200,19 @@ SIM_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t g, hi
                                           size_t log_size)
 {
     API();
-    (void)error_node; (void)log; (void)log_size;
-    if (!exec || !g) return ret(hipErrorInvalidValue);
+    (void)error_node;
+    (void)log;
+    (void)log_size;
+    if (!exec || !g)
+        return ret(hipErrorInvalidValue);
     *exec = (hipGraphExec_t)calloc(1, 64);
     return ret(*exec ? hipSuccess : hipErrorOutOfMemory);
 }
 SIM_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t exec)
 {
     API();
-    if (!exec) return ret(hipErrorInvalidValue);
+    if (!exec)
+        return ret(hipErrorInvalidValue);
     free(exec);
     return ret(hipSuccess);
 }
@@ -994,7 +1220,8 @@ SIM_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t s)
 {
     API();
     INIT();
-    if (!exec) return ret(hipErrorInvalidValue);
+    if (!exec)
+        return ret(hipErrorInvalidValue);
     pthread_mutex_lock(&sim.lock);
     hipError_t e = stream_of(s) ? hipSuccess : hipErrorContextIsDestroyed;
     pthread_mutex_unlock(&sim.lock);
@@ -1033,7 +1260,12 @@ SIM_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
     return ret(hipSuccess);
 }
 
-SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep) { API(); (void)keep; return ret(pool ? hipSuccess : hipErrorInvalidValue); }
+SIM_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t pool, size_t keep)
+{
+    API();
+    (void)keep;
+    return ret(pool ? hipSuccess : hipErrorInvalidValue);
+}
 
 /* ---- virtual memory management, as ROCm/clr hipamd/src/hip_vm.cpp ----
  * A reservation is PROT_NONE aperture space, kept apart from the objects as CLR keeps it in
@@ -1068,7 +1300,8 @@ SIM_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const 
     return ret(hipSuccess);
 }
 
-SIM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
+SIM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                           unsigned long long flags)
 {
     API();
     INIT();
@@ -1121,13 +1354,14 @@ SIM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
     return ret(e);
 }
 
-SIM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop,
-                                   unsigned long long flags)
+SIM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                                   const hipMemAllocationProp *prop, unsigned long long flags)
 {
     API();
     if (!handle || !size || flags || bad_prop(prop))
         return ret(hipErrorInvalidValue);
-    if (prop->requestedHandleType != hipMemHandleTypeNone && prop->requestedHandleType != hipMemHandleTypePosixFileDescriptor)
+    if (prop->requestedHandleType != hipMemHandleTypeNone &&
+        prop->requestedHandleType != hipMemHandleTypePosixFileDescriptor)
         return ret(hipErrorNotSupported);
     if (size % VMM_GRANULARITY)
         return ret(hipErrorInvalidValue);
@@ -1310,8 +1544,10 @@ SIM_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, 
     sim_object *o = find_object((uintptr_t)ptr);
     hipError_t e = hipErrorNotFound;
     if (o) {
-        if (base) *base = (hipDeviceptr_t)o->base;
-        if (size) *size = o->size;
+        if (base)
+            *base = (hipDeviceptr_t)o->base;
+        if (size)
+            *size = o->size;
         e = hipSuccess;
     }
     pthread_mutex_unlock(&sim.lock);
@@ -1328,12 +1564,18 @@ SIM_EXPORT hipError_t hipGetLastError(void)
     return e;
 }
 /* CLR's hipPeekAtLastError returns the last error through HIP_RETURN, which leaves it as it is. */
-SIM_EXPORT hipError_t hipPeekAtLastError(void) { API(); return ret(last_error); }
+SIM_EXPORT hipError_t hipPeekAtLastError(void)
+{
+    API();
+    return ret(last_error);
+}
 
 SIM_EXPORT const char *hipGetErrorName(hipError_t e)
 {
     switch (e) {
-#define NAME(x) case x: return #x;
+#define NAME(x)                                                                                                        \
+    case x: return #x;
+        // clang-format off
     NAME(hipSuccess) NAME(hipErrorInvalidValue) NAME(hipErrorOutOfMemory) NAME(hipErrorInvalidMemcpyDirection)
     NAME(hipErrorIllegalAddress) NAME(hipErrorContextIsDestroyed) NAME(hipErrorInvalidResourceHandle)
     NAME(hipErrorNotReady) NAME(hipErrorNotFound) NAME(hipErrorInvalidPitchValue)
@@ -1341,8 +1583,9 @@ SIM_EXPORT const char *hipGetErrorName(hipError_t e)
     NAME(hipErrorStreamCaptureUnsupported) NAME(hipErrorStreamCaptureImplicit) NAME(hipErrorIllegalState)
     NAME(hipErrorInvalidImage) NAME(hipErrorInvalidConfiguration) NAME(hipErrorInvalidDeviceFunction)
     NAME(hipErrorNotSupported)
+// clang-format on
 #undef NAME
-    default: return "hipErrorUnknown";
+                                        default : return "hipErrorUnknown";
     }
 }
 
@@ -1360,9 +1603,29 @@ SIM_EXPORT const char *hipGetErrorString(hipError_t e)
 
 /* ---- device queries a program makes on the way ---- */
 
-SIM_EXPORT hipError_t hipInit(unsigned int flags) { API(); (void)flags; INIT(); return ret(hipSuccess); }
-SIM_EXPORT hipError_t hipGetDeviceCount(int *n) { API(); if (!n) return ret(hipErrorInvalidValue); *n = device_count(); return ret(hipSuccess); }
-SIM_EXPORT hipError_t hipGetDevice(int *d) { API(); if (!d) return ret(hipErrorInvalidValue); *d = current_device; return ret(hipSuccess); }
+SIM_EXPORT hipError_t hipInit(unsigned int flags)
+{
+    API();
+    (void)flags;
+    INIT();
+    return ret(hipSuccess);
+}
+SIM_EXPORT hipError_t hipGetDeviceCount(int *n)
+{
+    API();
+    if (!n)
+        return ret(hipErrorInvalidValue);
+    *n = device_count();
+    return ret(hipSuccess);
+}
+SIM_EXPORT hipError_t hipGetDevice(int *d)
+{
+    API();
+    if (!d)
+        return ret(hipErrorInvalidValue);
+    *d = current_device;
+    return ret(hipSuccess);
+}
 /* The limits of an MI-class device, as CLR reports them (hip_device_runtime.cpp). */
 enum { SIM_MAX_THREADS = 1024, SIM_MAX_SHMEM = 65536 };
 SIM_EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int d)
@@ -1371,10 +1634,13 @@ SIM_EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int 
     if (!v || d < 0 || d >= device_count())
         return ret(d < 0 || d >= device_count() ? hipErrorInvalidDevice : hipErrorInvalidValue);
     switch (a) {
-    case hipDeviceAttributeMaxThreadsPerBlock: case hipDeviceAttributeMaxBlockDimX: case hipDeviceAttributeMaxBlockDimY:
+    case hipDeviceAttributeMaxThreadsPerBlock:
+    case hipDeviceAttributeMaxBlockDimX:
+    case hipDeviceAttributeMaxBlockDimY:
     case hipDeviceAttributeMaxBlockDimZ: *v = SIM_MAX_THREADS; break;
     case hipDeviceAttributeMaxGridDimX: *v = 2147483647; break;
-    case hipDeviceAttributeMaxGridDimY: case hipDeviceAttributeMaxGridDimZ: *v = 65536; break;
+    case hipDeviceAttributeMaxGridDimY:
+    case hipDeviceAttributeMaxGridDimZ: *v = 65536; break;
     case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = SIM_MAX_SHMEM; break;
     default: return ret(hipErrorInvalidValue);
     }
@@ -1407,13 +1673,21 @@ SIM_EXPORT hipError_t hipRuntimeGetVersion(int *v)
         *v = versions[rocm_major()];
     return ret(hipSuccess);
 }
-SIM_EXPORT hipError_t hipDriverGetVersion(int *v) { API(); if (v) *v = HIP_VERSION; return ret(hipSuccess); }
+SIM_EXPORT hipError_t hipDriverGetVersion(int *v)
+{
+    API();
+    if (v)
+        *v = HIP_VERSION;
+    return ret(hipSuccess);
+}
 SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
 {
     API();
     INIT();
-    if (total) *total = APERTURE_SIZE;
-    if (free_bytes) *free_bytes = sim.aperture + APERTURE_SIZE - sim.aperture_next;
+    if (total)
+        *total = APERTURE_SIZE;
+    if (free_bytes)
+        *free_bytes = sim.aperture + APERTURE_SIZE - sim.aperture_next;
     return ret(hipSuccess);
 }
 
@@ -1421,7 +1695,9 @@ SIM_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
  * hipModuleLoadData takes a clang offload bundle, as ROCm does; hipModuleLaunchKernel runs the
  * named kernel on the host, in stream order, with the real kernels' launch contract. */
 
-typedef struct sim_function { char name[64]; } sim_function;
+typedef struct sim_function {
+    char name[64];
+} sim_function;
 typedef void (*simhip_kernel_fn)(void **params);
 static simhip_kernel_fn user_kernel(const char *name);
 static const char BUNDLE_MAGIC[] = "__CLANG_OFFLOAD_BUNDLE__";
@@ -1440,9 +1716,10 @@ SIM_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
 SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *name)
 {
     API();
-    static const char *const known[] = {"hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8",
-                                        "hs_transpose_e16", "hs_transpose_e1_packed", "hs_transpose_e2_packed",
-                                        "hs_copy16", "hs_copy1", "hs_redzone_fill", "hs_redzone_verify"};
+    static const char *const known[] = {"hs_transpose_e1",        "hs_transpose_e2",  "hs_transpose_e4",
+                                        "hs_transpose_e8",        "hs_transpose_e16", "hs_transpose_e1_packed",
+                                        "hs_transpose_e2_packed", "hs_copy16",        "hs_copy1",
+                                        "hs_redzone_fill",        "hs_redzone_verify"};
     if (!function || !module || !name)
         return ret(hipErrorInvalidValue);
     for (size_t i = 0; i < sizeof known / sizeof *known + 1; i++)
@@ -1481,7 +1758,10 @@ static int device_range_ok(uintptr_t p, size_t n, int need) { return covered(p, 
  * their metadata).  A kernel checks each access with simhip_device_access; one outside every
  * live allocation is a GPU fault: the sticky hipErrorIllegalAddress, seen by the calls that
  * follow, not by the launch (a real launch returns before the kernel runs). */
-static struct { char name[64]; simhip_kernel_fn fn; } user_kernels[32];
+static struct {
+    char name[64];
+    simhip_kernel_fn fn;
+} user_kernels[32];
 static int n_user_kernels;
 
 SIM_EXPORT int simhip_register_kernel(const char *name, simhip_kernel_fn fn)
@@ -1503,7 +1783,10 @@ static simhip_kernel_fn user_kernel(const char *name)
 
 /* hipcc's registration, as CLR keeps it: a fat binary handle, then each kernel's host stub with
  * its device name; hipLaunchKernel finds the kernel by its stub. */
-static struct { const void *stub; char name[64]; } stubs[64];
+static struct {
+    const void *stub;
+    char name[64];
+} stubs[64];
 static int n_stubs;
 
 SIM_EXPORT void **__hipRegisterFatBinary(const void *data)
@@ -1520,14 +1803,25 @@ SIM_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction, 
                                       void *blockDim, void *gridDim, int *wSize)
 {
     TRACE();
-    (void)modules; (void)deviceFunction; (void)threadLimit; (void)tid; (void)bid; (void)blockDim; (void)gridDim; (void)wSize;
+    (void)modules;
+    (void)deviceFunction;
+    (void)threadLimit;
+    (void)tid;
+    (void)bid;
+    (void)blockDim;
+    (void)gridDim;
+    (void)wSize;
     if (n_stubs < 64 && deviceName && strlen(deviceName) < sizeof stubs[0].name) {
         stubs[n_stubs].stub = hostFunction;
         snprintf(stubs[n_stubs++].name, sizeof stubs[0].name, "%s", deviceName);
     }
 }
 
-SIM_EXPORT void __hipUnregisterFatBinary(void **modules) { TRACE(); free(modules); }
+SIM_EXPORT void __hipUnregisterFatBinary(void **modules)
+{
+    TRACE();
+    free(modules);
+}
 
 /* ihipLaunchKernel_validate (ROCm 5's hip_module.cpp): no dimension of the grid or the block
  * may be 0. */
@@ -1578,7 +1872,8 @@ static hipError_t launch_stub(const void *function_address, dim3 grid, dim3 bloc
     return e;
 }
 
-SIM_EXPORT hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem, hipStream_t stream)
+SIM_EXPORT hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem,
+                                      hipStream_t stream)
 {
     API();
     hipError_t e = launch_limits(grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem, 0);
@@ -1596,7 +1891,8 @@ SIM_EXPORT hipError_t hipExtLaunchKernel(const void *f, dim3 grid, dim3 block, v
                                          hipStream_t stream, hipEvent_t start, hipEvent_t stop, int flags)
 {
     API();
-    (void)shmem; (void)flags;
+    (void)shmem;
+    (void)flags;
     return ret_launch(launch_stub(f, grid, block, args, stream, start, stop));
 }
 /* All blocks of a cooperative kernel run at once: one host call runs them all here anyway. */
@@ -1607,8 +1903,8 @@ SIM_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 
     (void)shmem;
     return ret_launch(launch_stub(f, grid, block, args, stream, NULL, NULL));
 }
-SIM_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 grid, dim3 block, void **args,
-                                                     unsigned shmem, hipStream_t stream)
+SIM_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 grid, dim3 block, void **args, unsigned shmem,
+                                                     hipStream_t stream)
 {
     API();
     (void)shmem;
@@ -1739,7 +2035,8 @@ static hipError_t module_launch(hipFunction_t f, unsigned gx, unsigned gy, unsig
             e = hipErrorInvalidConfiguration;
         else if (!device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ||
                  !device_range_ok((uintptr_t)src, n * unit, hipMemAccessFlagsProtRead))
-            kernel_fault(device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ? (uintptr_t)src : (uintptr_t)dst),
+            kernel_fault(device_range_ok((uintptr_t)dst, n * unit, hipMemAccessFlagsProtReadWrite) ? (uintptr_t)src
+                                                                                                   : (uintptr_t)dst),
                 e = hipErrorIllegalAddress;
         else
             memmove(dst, src, n * unit);
@@ -1774,8 +2071,8 @@ static hipError_t module_launch(hipFunction_t f, unsigned gx, unsigned gy, unsig
 }
 
 SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                            unsigned by, unsigned bz, unsigned shmem, hipStream_t stream,
-                                            void **params, void **extra)
+                                            unsigned by, unsigned bz, unsigned shmem, hipStream_t stream, void **params,
+                                            void **extra)
 {
     API();
     (void)extra;
@@ -1791,7 +2088,9 @@ SIM_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalX
                                                hipEvent_t stop, uint32_t flags)
 {
     API();
-    (void)shmem; (void)extra; (void)flags;
+    (void)shmem;
+    (void)extra;
+    (void)flags;
     hipError_t e = module_launch(f, localX ? globalX / localX : 0, localY ? globalY / localY : 0,
                                  localZ ? globalZ / localZ : 0, localX, localY, localZ, stream, params);
     if (e == hipSuccess && start)

@@ -71,6 +71,6 @@ SIM_EXPORT int simhsa_memory_fault(uint64_t address, uint32_t reasons)
             handled = 1;
     /* Said always, so a test can tell that no fault happened. */
     fprintf(stderr, "simhsa: memory fault event at 0x%llx, %d handler%s, %s\n", (unsigned long long)address, n,
-                n == 1 ? "" : "s", handled ? "handled" : "not handled");
+            n == 1 ? "" : "s", handled ? "handled" : "not handled");
     return handled;
 }

@@ -26,16 +26,29 @@ typedef struct expect {
 } expect;
 
 /* unsigned char * / hs_v16 *: a global_buffer of 8 bytes; u64: 8 bytes by value; unsigned: 4 */
-#define P(o) {o, 8, true, 0}
-#define V(o, s) {o, s, false, 0}
-#define TRANSPOSE(name) {name, 8, {P(0), V(8, 8), P(16), V(24, 8), V(32, 8), V(40, 8), V(48, 8), V(56, 4)}}
+#define P(o)                                                                                                           \
+    {                                                                                                                  \
+        o, 8, true, 0                                                                                                  \
+    }
+#define V(o, s)                                                                                                        \
+    {                                                                                                                  \
+        o, s, false, 0                                                                                                 \
+    }
+#define TRANSPOSE(name)                                                                                                \
+    {                                                                                                                  \
+        name, 8, { P(0), V(8, 8), P(16), V(24, 8), V(32, 8), V(40, 8), V(48, 8), V(56, 4) }                            \
+    }
 static const expect transpose_hip[] = {
     {"hs_copy16", 4, {P(0), P(8), V(16, 8), V(24, 8)}}, /* (hs_v16 *dst, const hs_v16 *src, u64 n, u64 stride) */
     {"hs_copy1", 4, {P(0), P(8), V(16, 8), V(24, 8)}},
     /* (unsigned char *dst, u64 dpitch, const unsigned char *src, u64 spitch, u64 rows, u64 cols,
      *  u64 row_tiles, unsigned grid_y) */
-    TRANSPOSE("hs_transpose_e1"), TRANSPOSE("hs_transpose_e2"), TRANSPOSE("hs_transpose_e4"),
-    TRANSPOSE("hs_transpose_e8"), TRANSPOSE("hs_transpose_e16"), TRANSPOSE("hs_transpose_e1_packed"),
+    TRANSPOSE("hs_transpose_e1"),
+    TRANSPOSE("hs_transpose_e2"),
+    TRANSPOSE("hs_transpose_e4"),
+    TRANSPOSE("hs_transpose_e8"),
+    TRANSPOSE("hs_transpose_e16"),
+    TRANSPOSE("hs_transpose_e1_packed"),
     TRANSPOSE("hs_transpose_e2_packed"),
 };
 #define N_KERNELS (int)(sizeof transpose_hip / sizeof transpose_hip[0])
@@ -107,8 +120,8 @@ static void test_real_bundle(const uint8_t *b, size_t size)
         check_kernel(b, size, &transpose_hip[k]);
     hs_kernel_arg out[16];
     CHECK_EQ(hs_amd_kernel_args(b, size, "hs_no_such_kernel", out, 16), -1);
-    CHECK_EQ(hs_amd_kernel_args(b, size, "hs_copy", out, 16), -1);         /* a prefix of a name */
-    CHECK_EQ(hs_amd_kernel_args(b, size, "hs_copy16.kd", out, 16), -1);    /* the descriptor's name */
+    CHECK_EQ(hs_amd_kernel_args(b, size, "hs_copy", out, 16), -1);      /* a prefix of a name */
+    CHECK_EQ(hs_amd_kernel_args(b, size, "hs_copy16.kd", out, 16), -1); /* the descriptor's name */
     CHECK_EQ(hs_amd_kernel_args(b, size, "", out, 16), -1);
 
     /* each code object alone, copied to a buffer of its exact size */
@@ -157,7 +170,8 @@ static void fuzz_one(const uint8_t *image, size_t size, const int *want, bool st
         if (strict)
             CHECK(r == -1 || r == want[k]);
         for (int i = 0; i < r && i < 16; i++) /* field by field: the struct has padding */
-            CHECK(out[i].offset == again[i].offset && out[i].size == again[i].size && out[i].pointer == again[i].pointer);
+            CHECK(out[i].offset == again[i].offset && out[i].size == again[i].size &&
+                  out[i].pointer == again[i].pointer);
         if (r == want[k])
             fuzz_same++;
         else if (r < 0)
@@ -197,9 +211,7 @@ static void mutate(const char *what, const uint8_t *b, size_t size, int truncs, 
         for (int flips = 1 + (int)(rnd() % 8); flips--;) {
             size_t at;
             switch (rnd() % 4) {
-            case 0: /* anywhere */
-                at = (size_t)(rnd() % size);
-                break;
+            case 0: /* anywhere */ at = (size_t)(rnd() % size); break;
             case 1: /* a bundle's header, an ELF's header and program headers, section headers */
                 at = (size_t)(rnd() % 0x300);
                 if (rnd() & 1)
@@ -216,8 +228,8 @@ static void mutate(const char *what, const uint8_t *b, size_t size, int truncs, 
         fuzz_one(c, size, want, false);
         free(c);
     }
-    fprintf(stderr, "%s, %d mutants: %d answers as intact, %d -1, %d other lists\n", what, mutants, fuzz_same, fuzz_failed,
-            fuzz_other);
+    fprintf(stderr, "%s, %d mutants: %d answers as intact, %d -1, %d other lists\n", what, mutants, fuzz_same,
+            fuzz_failed, fuzz_other);
 }
 
 /* The bundle, then its first code object alone (where a corrupt note cannot fall back on another
@@ -276,10 +288,11 @@ static void map16(buf *w, unsigned n) { u8(w, 0xde), be(w, n, 2); }
 static void arr16(buf *w, unsigned n) { u8(w, 0xdc), be(w, n, 2); }
 
 /* One argument map: ".offset" and ".size" in the given encodings (a head byte, then big-endian). */
-static void arg(buf *w, unsigned off_head, uint64_t off, unsigned size_head, uint64_t size, const char *kind, bool kind_first)
+static void arg(buf *w, unsigned off_head, uint64_t off, unsigned size_head, uint64_t size, const char *kind,
+                bool kind_first)
 {
-    static const int widths[256] = {[0xcc] = 1, [0xcd] = 2, [0xce] = 4, [0xcf] = 8,
-                                    [0xd0] = 1, [0xd1] = 2, [0xd2] = 4, [0xd3] = 8};
+    static const int widths[256] = {
+        [0xcc] = 1, [0xcd] = 2, [0xce] = 4, [0xcf] = 8, [0xd0] = 1, [0xd1] = 2, [0xd2] = 4, [0xd3] = 8};
     map16(w, 4);
     if (kind_first)
         str8(w, ".value_kind"), str8(w, kind);
@@ -315,7 +328,8 @@ static void metadata(buf *w, bool with_main)
     u8(w, 0x07), u8(w, 0xc2); /* an integer key, at the top level */
     str8(w, "amdhsa.kernels"), arr16(w, with_main ? 3 : 1);
     /* no arguments at all */
-    map16(w, 3), str8(w, ".args"), arr16(w, 0), fixstr(w, ".name"), str8(w, "k_empty"), fixstr(w, ".symbol"), str8(w, "k_empty.kd");
+    map16(w, 3), str8(w, ".args"), arr16(w, 0), fixstr(w, ".name"), str8(w, "k_empty"), fixstr(w, ".symbol"),
+        str8(w, "k_empty.kd");
     if (!with_main)
         return;
     /* k_main: only its .symbol, keys after .args, every integer form */
@@ -336,14 +350,15 @@ static void metadata(buf *w, bool with_main)
 
 /* An EM_AMDGPU ELF with the note `desc` (owner, type) after a foreign note, in a PT_NOTE segment
  * (segment) or else an SHT_NOTE section. */
-static void elf(buf *w, const uint8_t *desc, size_t len, const char *owner, unsigned type, bool segment, unsigned machine)
+static void elf(buf *w, const uint8_t *desc, size_t len, const char *owner, unsigned type, bool segment,
+                unsigned machine)
 {
     w->n = 0;
     raw(w, "\177ELF\2\1\1", 7), pad(w, 16);
-    lev(w, 3, 2), lev(w, machine, 2), lev(w, 1, 4), lev(w, 0, 8);             /* type, machine, version, entry */
-    lev(w, segment ? 64 : 0, 8);                                               /* phoff */
+    lev(w, 3, 2), lev(w, machine, 2), lev(w, 1, 4), lev(w, 0, 8); /* type, machine, version, entry */
+    lev(w, segment ? 64 : 0, 8);                                  /* phoff */
     const size_t shoff_at = w->n;
-    lev(w, 0, 8), lev(w, 0, 4), lev(w, 64, 2);                                 /* shoff (later), flags, ehsize */
+    lev(w, 0, 8), lev(w, 0, 4), lev(w, 64, 2); /* shoff (later), flags, ehsize */
     lev(w, 56, 2), lev(w, segment, 2), lev(w, 64, 2), lev(w, segment ? 0 : 2, 2), lev(w, 0, 2);
     const size_t ph = w->n;
     if (segment)
@@ -363,7 +378,7 @@ static void elf(buf *w, const uint8_t *desc, size_t len, const char *owner, unsi
     } else {
         pad(w, 8);
         const size_t shoff = w->n;
-        memset(w->b + w->n, 0, 64), w->n += 64;                                /* section 0 */
+        memset(w->b + w->n, 0, 64), w->n += 64; /* section 0 */
         lev(w, 0, 4), lev(w, 7, 4), lev(w, 2, 8), lev(w, 0, 8), lev(w, notes, 8);
         lev(w, notes_len, 8), lev(w, 0, 4), lev(w, 0, 4), lev(w, 4, 8), lev(w, 0, 8);
         size_t save = w->n;
@@ -455,7 +470,8 @@ static void test_hand_built(void)
     elf(&e, doc.b, doc.n, "AMDGPU", 32, true, 224);
     CHECK_EQ(args_of(&e, "k_main", out), -1);
     doc.n = 0;
-    map16(&doc, 1), str8(&doc, "amdhsa.kernels"), u8(&doc, 0xdd), be(&doc, 0xffffffff, 4), u8(&doc, 0xdf), be(&doc, 0xffffffff, 4);
+    map16(&doc, 1), str8(&doc, "amdhsa.kernels"), u8(&doc, 0xdd), be(&doc, 0xffffffff, 4), u8(&doc, 0xdf),
+        be(&doc, 0xffffffff, 4);
     elf(&e, doc.b, doc.n, "AMDGPU", 32, true, 224);
     CHECK_EQ(args_of(&e, "k_main", out), -1);
 }

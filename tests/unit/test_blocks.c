@@ -33,9 +33,12 @@ static void test_rules(void)
     hs_finding out[HS_MAX_FINDINGS_PER_CALL];
     hs_call c = {.op = HS_OP_COPY, .bytes = 8096, .dir = HS_DIR_D2H, .dst = 0x1000, .src = 0x10000};
     hs_facts f = {.dir = HS_DIR_D2H,
-                  .src = {.ptr = 0x10000, .extent = 8096, .where = HS_WHERE_LIVE,
+                  .src = {.ptr = 0x10000,
+                          .extent = 8096,
+                          .where = HS_WHERE_LIVE,
                           .alloc = {.base = 0x10000, .size = 2 << 20, .kind = HS_MEM_DEVICE, .id = 1},
-                          .block_state = HS_BLOCK_LIVE, .block = {.base = 0x10000, .size = 4000, .id = 9}},
+                          .block_state = HS_BLOCK_LIVE,
+                          .block = {.base = 0x10000, .size = 4000, .id = 9}},
                   .dst = {.ptr = 0x1000, .extent = 8096, .where = HS_WHERE_NONE, .host_checked = true}};
     CHECK_EQ(hs_check_memory_op(&c, &f, out, 4), 1);
     CHECK_EQ(out[0].kind, HS_KIND_REGION_OVERRUN);
@@ -153,8 +156,13 @@ static void test_sequences(void)
     send(HIPSHADOW_BLOCK_SEGMENT_FREE, py, MB2);
     /* the text form round-trips */
     char line[160];
-    hipshadow_block_event in = {.action = HIPSHADOW_BLOCK_SEGMENT_MAP, .device = 1, .addr = 0x7f12, .size = 77,
-                                .stream = 0xabc, .pool = {3, 4}}, back;
+    hipshadow_block_event in = {.action = HIPSHADOW_BLOCK_SEGMENT_MAP,
+                                .device = 1,
+                                .addr = 0x7f12,
+                                .size = 77,
+                                .stream = 0xabc,
+                                .pool = {3, 4}},
+                          back;
     hs_block_event_format(&in, line, sizeof line);
     CHECK_EQ(hs_block_event_parse(line, &back), 1);
     CHECK(!memcmp(&in, &back, sizeof in));
@@ -164,8 +172,13 @@ static void test_sequences(void)
 
 /* ---- a recorded trace, replayed, against a naive model ---- */
 
-typedef struct nb { uint64_t base, size; } nb;
-typedef struct model { nb *live, *freed, *segs; size_t n_live, n_freed, n_segs; } model;
+typedef struct nb {
+    uint64_t base, size;
+} nb;
+typedef struct model {
+    nb *live, *freed, *segs;
+    size_t n_live, n_freed, n_segs;
+} model;
 
 static void drop(nb *a, size_t *n, uint64_t lo, uint64_t hi)
 {
@@ -219,7 +232,10 @@ static int by_base(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-typedef struct collected { nb *a; size_t n; } collected;
+typedef struct collected {
+    nb *a;
+    size_t n;
+} collected;
 static void collect(const hs_span *s, void *arg)
 {
     collected *c = arg;
@@ -278,8 +294,9 @@ static void replay(const char *path)
         events++;
         /* the shadow map learns the segments as the wrappers would (cudaMalloc, cuMemMap) */
         if (e.action == HIPSHADOW_BLOCK_SEGMENT_ALLOC || e.action == HIPSHADOW_BLOCK_SEGMENT_MAP) {
-            hs_span s = {.base = e.addr, .size = e.size, .kind = e.action == HIPSHADOW_BLOCK_SEGMENT_MAP ? HS_MEM_MAPPED
-                                                                                                         : HS_MEM_DEVICE,
+            hs_span s = {.base = e.addr,
+                         .size = e.size,
+                         .kind = e.action == HIPSHADOW_BLOCK_SEGMENT_MAP ? HS_MEM_MAPPED : HS_MEM_DEVICE,
                          .owner = e.action == HIPSHADOW_BLOCK_SEGMENT_MAP ? 1 : 0};
             if (hs_shadow_add(&s) == 0 && n_shadow < 4096)
                 shadow_bases[n_shadow++] = e.addr;

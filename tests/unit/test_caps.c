@@ -64,8 +64,16 @@ __attribute__((noinline)) static void leaf(void)
     captured_id = capture(); /* one call site: the same path is the same stack either way */
     BARRIER();
 }
-__attribute__((noinline)) static void left(int d, unsigned p) { step(d, p); BARRIER(); }
-__attribute__((noinline)) static void right(int d, unsigned p) { step(d, p); BARRIER(); }
+__attribute__((noinline)) static void left(int d, unsigned p)
+{
+    step(d, p);
+    BARRIER();
+}
+__attribute__((noinline)) static void right(int d, unsigned p)
+{
+    step(d, p);
+    BARRIER();
+}
 __attribute__((noinline)) static void step(int depth, unsigned path)
 {
     if (depth == 0)
@@ -79,7 +87,7 @@ __attribute__((noinline)) static void step(int depth, unsigned path)
 
 /* Every capture is made from one call site (the loop below), so a path alone decides its stack. */
 typedef struct probe {
-    unsigned path;       /* 7 bits: left or right at each level */
+    unsigned path; /* 7 bits: left or right at each level */
     bool finding;
     uint32_t id;
 } probe;
@@ -117,12 +125,12 @@ static void stack_depot_cap(void)
             first_refused = i;
     }
     CHECK(first_refused > 0);
-    CHECK(stored > 4 && stored < 72);            /* each is about 100 + 8 * 20 bytes: 4096 holds 16 */
+    CHECK(stored > 4 && stored < 72); /* each is about 100 + 8 * 20 bytes: 4096 holds 16 */
     for (int i = first_refused; i < 128; i++)
-        CHECK_EQ(p[i].id, 0);                    /* once full, nothing new is stored */
+        CHECK_EQ(p[i].id, 0); /* once full, nothing new is stored */
     CHECK(hs_stack_depot_full());
     CHECK(p[0].id != 0);
-    CHECK_EQ(p[128].id, p[0].id);                /* stacks already stored are still found */
+    CHECK_EQ(p[128].id, p[0].id); /* stacks already stored are still found */
     uintptr_t frames[HS_STACK_MAX_FRAMES];
     CHECK(hs_stack_frames(p[0].id, frames, HS_STACK_MAX_FRAMES) > 14);
     /* a finding's stack goes into the reserve (1/8 of the cap), then that is full too */
@@ -131,7 +139,7 @@ static void stack_depot_cap(void)
     int reserve = 0;
     for (int i = 131; i < 186; i++)
         reserve += p[i].id != 0;
-    CHECK(reserve < 8);                          /* 512 bytes of reserve, path 72 took some */
+    CHECK(reserve < 8); /* 512 bytes of reserve, path 72 took some */
     CHECK_EQ(p[185].id, 0);
     char *err = captured();
     CHECK_EQ(count(err, "hipshadow: WARNING"), 1);
@@ -182,10 +190,10 @@ static void streams_cap(void)
     CHECK(hs_stream_get(0x3000) == NULL);
     hs_order_complete(a, seq);
     hs_stream_created(0x3010, 1, 0, 0, 0, 5);
-    CHECK(hs_stream_get(0x3010) == a);            /* reused */
+    CHECK(hs_stream_get(0x3010) == a); /* reused */
     CHECK_EQ(a->handle, 0x3010);
     CHECK(!a->blocking);
-    CHECK_EQ(hs_order_enqueue(a), seq + 1);       /* its numbers go on */
+    CHECK_EQ(hs_order_enqueue(a), seq + 1); /* its numbers go on */
     hs_order_complete(a, seq + 1);
     CHECK_EQ(hs_stream_destroyed(0x1020, 0, 0, 6, &info), HS_STREAM_OK); /* quiet: nothing ever enqueued */
 
@@ -203,7 +211,7 @@ static void streams_cap(void)
     CHECK_EQ(hs_stream_state_of(0x100000 + 16 * (uintptr_t)(1000 - MAX_STREAMS - 1), &info), HS_STREAM_NEVER_CREATED);
     CHECK_EQ(hs_stream_state_of(0x100000, &info), HS_STREAM_NEVER_CREATED);
     CHECK_EQ(hs_stream_state_of(0x1000, &info), HS_STREAM_NEVER_CREATED);
-    CHECK(hs_stream_get(0x3010) == a);            /* live ones keep theirs */
+    CHECK(hs_stream_get(0x3010) == a); /* live ones keep theirs */
 
     /* events: four records, then none; a destroyed one's record is reused */
     for (int i = 0; i < 6; i++)
@@ -234,7 +242,8 @@ static void ledger_cap(void)
         CHECK(s[i] != NULL);
     for (int k = 0; k < 6; k++)
         for (int i = 0; i < 4; i++) {
-            hs_launch l = {.seq = hs_order_enqueue(s[i]), .stamp = hs_order_stamp(), .stream = s[i]->handle, .n_args = 1};
+            hs_launch l = {
+                .seq = hs_order_enqueue(s[i]), .stamp = hs_order_stamp(), .stream = s[i]->handle, .n_args = 1};
             l.args[0] = (hs_launch_arg){.state = HS_ARG_LIVE, .alloc_id = 100 + (uint64_t)i, .value = 0x5000};
             hs_ledger_add(s[i], &l);
         }

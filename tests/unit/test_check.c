@@ -6,7 +6,9 @@
 
 static hs_side device_side(uintptr_t base, size_t size, size_t offset, size_t extent)
 {
-    return (hs_side){.ptr = base + offset, .extent = extent, .where = HS_WHERE_LIVE,
+    return (hs_side){.ptr = base + offset,
+                     .extent = extent,
+                     .where = HS_WHERE_LIVE,
                      .alloc = {.base = base, .size = size, .kind = HS_MEM_DEVICE, .id = 1}};
 }
 
@@ -39,7 +41,8 @@ static void test_interior_in_bounds_is_clean(void)
 {
     /* seed 000: 128 MiB chunks at interior offsets of a 1 GiB pool */
     hs_call c = {.op = HS_OP_COPY, .bytes = 128u << 20, .dir = HS_DIR_D2H};
-    hs_facts f = {.src = device_side(0x7a127b000000, 1u << 30, 126656512, 128u << 20), .dst = host_side(0x1000, 128u << 20)};
+    hs_facts f = {.src = device_side(0x7a127b000000, 1u << 30, 126656512, 128u << 20),
+                  .dst = host_side(0x1000, 128u << 20)};
     hs_finding out[4];
     CHECK_EQ(run(&c, &f, out), 0);
     /* ending exactly at the end is fine too */
@@ -114,7 +117,9 @@ static void test_host_side(void)
     CHECK_EQ(out[0].side, HS_SIDE_DST);
 
     /* a pinned buffer too small for the copy */
-    f.dst = (hs_side){.ptr = 0x700000, .extent = 4096, .where = HS_WHERE_LIVE,
+    f.dst = (hs_side){.ptr = 0x700000,
+                      .extent = 4096,
+                      .where = HS_WHERE_LIVE,
                       .alloc = {.base = 0x700000, .size = 1024, .kind = HS_MEM_PINNED_HOST}};
     CHECK_EQ(run(&c, &f, out), 1);
     CHECK_EQ(out[0].kind, HS_KIND_HOST_OUT_OF_BOUNDS);
@@ -178,9 +183,14 @@ static void test_region_overrun(void)
 static hs_side side_from_brief(const hs_brief_side *b, uintptr_t p, bool probed)
 {
     if (b->live)
-        return (hs_side){.ptr = p, .extent = 32, .where = HS_WHERE_LIVE,
+        return (hs_side){.ptr = p,
+                         .extent = 32,
+                         .where = HS_WHERE_LIVE,
                          .alloc = {.base = p - 8, .size = 64, .kind = b->kind, .id = 1}};
-    return (hs_side){.ptr = p, .extent = 32, .where = HS_WHERE_NONE, .host_checked = probed,
+    return (hs_side){.ptr = p,
+                     .extent = 32,
+                     .where = HS_WHERE_NONE,
+                     .host_checked = probed,
                      .host = {.status = b->host_ok ? HS_HOST_OK : HS_HOST_UNMAPPED}};
 }
 

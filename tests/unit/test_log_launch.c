@@ -27,8 +27,16 @@ static const hsr_event *nth_launch(const hsr_set *set, int n)
 
 static void write_launch(uint64_t stream, uint64_t seq, int n_args)
 {
-    hs_call c = {.api = 1, .op = HS_OP_LAUNCH, .kernel_ref = HS_KREF_GRAPH, .kernel = (void *)0x1000, .stream = stream,
-                 .has_stream = true, .grid = {4, 2, 1}, .block = {64, 1, 1}, .shmem = 512, .caller = 0x401234};
+    hs_call c = {.api = 1,
+                 .op = HS_OP_LAUNCH,
+                 .kernel_ref = HS_KREF_GRAPH,
+                 .kernel = (void *)0x1000,
+                 .stream = stream,
+                 .has_stream = true,
+                 .grid = {4, 2, 1},
+                 .block = {64, 1, 1},
+                 .shmem = 512,
+                 .caller = 0x401234};
     static hs_call_state st; /* large: not on the stack */
     memset(&st, 0, sizeof st);
     st.start_ns = 1000 + seq + (stream == 0x99 ? 100 : 0); /* the child's after the parent's */
@@ -36,9 +44,12 @@ static void write_launch(uint64_t stream, uint64_t seq, int n_args)
     st.first_finding = seq == 2 ? 7 : 0;
     st.facts.n_args = (uint8_t)n_args;
     for (int i = 0; i < n_args; i++)
-        st.facts.args[i] = (hs_launch_arg){.index = (uint16_t)i, .state = i == 1 ? HS_ARG_FREED : HS_ARG_LIVE,
-                                           .how = i >= 4 ? HS_ARG_SCANNED : HS_ARG_EXACT, .value = 0x7000 + i,
-                                           .alloc_id = 10 + i, .offset = -i};
+        st.facts.args[i] = (hs_launch_arg){.index = (uint16_t)i,
+                                           .state = i == 1 ? HS_ARG_FREED : HS_ARG_LIVE,
+                                           .how = i >= 4 ? HS_ARG_SCANNED : HS_ARG_EXACT,
+                                           .value = 0x7000 + i,
+                                           .alloc_id = 10 + i,
+                                           .offset = -i};
     hs_record_launch(&c, &st, seq == 3 ? 98 : 0);
 }
 
@@ -84,7 +95,8 @@ int main(void)
     if (child == 0) {
         hs_log_after_fork();
         hs_log_open_for_process();
-        int bad = !hs_log_on() || hs_log_kernel_name_id(scale) != 1 || hs_log_kernel_name_id("child_only") != long_id + 1;
+        int bad = !hs_log_on() || hs_log_kernel_name_id(scale) != 1 ||
+                  hs_log_kernel_name_id("child_only") != long_id + 1;
         write_launch(0x99, 1, 1);
         _exit(bad);
     }

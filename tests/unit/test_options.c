@@ -31,31 +31,31 @@ static int lines(const char *s)
 }
 
 /* text parses with one problem, whose one line contains every needle. */
-#define REFUSED(o, text, ...)                                                                    \
-    do {                                                                                         \
-        char *m_ = NULL;                                                                         \
-        int p_ = parse(o, text, &m_);                                                            \
-        CHECK_EQ(p_, 1);                                                                         \
-        CHECK_EQ(lines(m_), 1);                                                                  \
-        const char *needles_[] = {__VA_ARGS__};                                                  \
-        for (size_t i_ = 0; i_ < sizeof needles_ / sizeof *needles_; i_++)                       \
-            if (!strstr(m_, needles_[i_])) {                                                     \
-                fprintf(stderr, "%s:%d: for '%.60s' expected '%s' in: %s", __FILE__, __LINE__, \
-                        text, needles_[i_], m_);                                                 \
-                unit_failures++;                                                                 \
-            }                                                                                    \
-        free(m_);                                                                                \
+#define REFUSED(o, text, ...)                                                                                          \
+    do {                                                                                                               \
+        char *m_ = NULL;                                                                                               \
+        int p_ = parse(o, text, &m_);                                                                                  \
+        CHECK_EQ(p_, 1);                                                                                               \
+        CHECK_EQ(lines(m_), 1);                                                                                        \
+        const char *needles_[] = {__VA_ARGS__};                                                                        \
+        for (size_t i_ = 0; i_ < sizeof needles_ / sizeof *needles_; i_++)                                             \
+            if (!strstr(m_, needles_[i_])) {                                                                           \
+                fprintf(stderr, "%s:%d: for '%.60s' expected '%s' in: %s", __FILE__, __LINE__, text, needles_[i_],     \
+                        m_);                                                                                           \
+                unit_failures++;                                                                                       \
+            }                                                                                                          \
+        free(m_);                                                                                                      \
     } while (0)
 
-#define TAKEN(o, text)                                                                           \
-    do {                                                                                         \
-        char *m_ = NULL;                                                                         \
-        int p_ = parse(o, text, &m_);                                                            \
-        if (p_ != 0) {                                                                           \
-            fprintf(stderr, "%s:%d: '%s' refused: %s", __FILE__, __LINE__, text, m_);           \
-            unit_failures++;                                                                     \
-        }                                                                                        \
-        free(m_);                                                                                \
+#define TAKEN(o, text)                                                                                                 \
+    do {                                                                                                               \
+        char *m_ = NULL;                                                                                               \
+        int p_ = parse(o, text, &m_);                                                                                  \
+        if (p_ != 0) {                                                                                                 \
+            fprintf(stderr, "%s:%d: '%s' refused: %s", __FILE__, __LINE__, text, m_);                                  \
+            unit_failures++;                                                                                           \
+        }                                                                                                              \
+        free(m_);                                                                                                      \
     } while (0)
 
 static void grammar(void)
@@ -118,7 +118,8 @@ static void numeric_bounds(void)
     REFUSED(&o, "stack_depth=-1", "option 'stack_depth': -1 is out of range 0..64; keeping the default (24)");
     CHECK_EQ(o.stack_depth, 24);
     REFUSED(&o, "stack_depth=65", "option 'stack_depth': 65 is out of range 0..64; keeping the default (24)");
-    REFUSED(&o, "stack_depth=4294967297", "option 'stack_depth': 4294967297 is out of range 0..64; keeping the default (24)");
+    REFUSED(&o, "stack_depth=4294967297",
+            "option 'stack_depth': 4294967297 is out of range 0..64; keeping the default (24)");
     CHECK_EQ(o.stack_depth, 24);
 
     TAKEN(&o, "print_limit=0");
@@ -126,7 +127,8 @@ static void numeric_bounds(void)
     TAKEN(&o, "print_limit=2147483647");
     CHECK_EQ(o.print_limit, 2147483647);
     REFUSED(&o, "print_limit=-1", "option 'print_limit': -1 is out of range 0..2147483647; keeping the default (100)");
-    REFUSED(&o, "print_limit=2147483648", "option 'print_limit': 2147483648 is out of range 0..2147483647; keeping the default (100)");
+    REFUSED(&o, "print_limit=2147483648",
+            "option 'print_limit': 2147483648 is out of range 0..2147483647; keeping the default (100)");
     CHECK_EQ(o.print_limit, 100);
 
     TAKEN(&o, "verbosity=0");
@@ -146,15 +148,20 @@ static void numeric_bounds(void)
     REFUSED(&o, "log_size=131071",
             "option 'log_size': 131071 is out of range 128k..64g (bytes; suffixes k, m, g); keeping the default (16m)");
     CHECK_EQ(o.log_size, d.log_size);
-    REFUSED(&o, "log_size=68719476737", "option 'log_size': 68719476737 is out of range 128k..64g", "keeping the default (16m)");
+    REFUSED(&o, "log_size=68719476737", "option 'log_size': 68719476737 is out of range 128k..64g",
+            "keeping the default (16m)");
     CHECK_EQ(o.log_size, d.log_size);
 
     TAKEN(&o, "quarantine=0");
     CHECK_EQ(o.quarantine, 0);
     TAKEN(&o, "quarantine=4096g");
     CHECK_EQ(o.quarantine, 4096ull << 30);
-    REFUSED(&o, "quarantine=4398046511105", "option 'quarantine': 4398046511105 is out of range 0..4096g (bytes; suffixes k, m, g); keeping the default (16g)");
-    REFUSED(&o, "quarantine=-1", "option 'quarantine': bad value '-1' (a size cannot be negative; a size in 0..4096g bytes expected, with an optional suffix k, m or g); keeping the default (16g)");
+    REFUSED(&o, "quarantine=4398046511105",
+            "option 'quarantine': 4398046511105 is out of range 0..4096g (bytes; suffixes k, m, g); keeping the "
+            "default (16g)");
+    REFUSED(&o, "quarantine=-1",
+            "option 'quarantine': bad value '-1' (a size cannot be negative; a size in 0..4096g bytes expected, with "
+            "an optional suffix k, m or g); keeping the default (16g)");
     CHECK_EQ(o.quarantine, d.quarantine);
 
     /* fallback_staging: 1 MiB at least (no longer clamped up silently in fallback.c) */
@@ -162,7 +169,9 @@ static void numeric_bounds(void)
     CHECK_EQ(o.fallback_staging, 1u << 20);
     TAKEN(&o, "fallback_staging=16g");
     CHECK_EQ(o.fallback_staging, 16ull << 30);
-    REFUSED(&o, "fallback_staging=1048575", "option 'fallback_staging': 1048575 is out of range 1m..16g (bytes; suffixes k, m, g); keeping the default (256m)");
+    REFUSED(&o, "fallback_staging=1048575",
+            "option 'fallback_staging': 1048575 is out of range 1m..16g (bytes; suffixes k, m, g); keeping the default "
+            "(256m)");
     REFUSED(&o, "fallback_staging=17179869185", "option 'fallback_staging': 17179869185 is out of range 1m..16g");
     REFUSED(&o, "fallback_staging=1023k", "option 'fallback_staging': 1023k is out of range 1m..16g");
     CHECK_EQ(o.fallback_staging, d.fallback_staging);
@@ -172,22 +181,32 @@ static void bad_numbers(void)
 {
     hs_options o;
     REFUSED(&o, "exitcode=99999999999999999999",
-            "option 'exitcode': bad value '99999999999999999999' (the number overflows 64 bits; an integer in 0..255 expected); keeping the default (0)");
-    REFUSED(&o, "stack_depth=-99999999999999999999", "option 'stack_depth': bad value '-99999999999999999999' (the number overflows 64 bits");
+            "option 'exitcode': bad value '99999999999999999999' (the number overflows 64 bits; an integer in 0..255 "
+            "expected); keeping the default (0)");
+    REFUSED(&o, "stack_depth=-99999999999999999999",
+            "option 'stack_depth': bad value '-99999999999999999999' (the number overflows 64 bits");
     CHECK_EQ(o.stack_depth, 24);
-    REFUSED(&o, "quarantine=99999999999999999999", "option 'quarantine': bad value '99999999999999999999' (the number overflows 64 bits");
+    REFUSED(&o, "quarantine=99999999999999999999",
+            "option 'quarantine': bad value '99999999999999999999' (the number overflows 64 bits");
     REFUSED(&o, "quarantine=99999999999g", "bad value '99999999999g' (the number overflows 64 bits");
-    REFUSED(&o, "log_size=-5", "option 'log_size': bad value '-5' (a size cannot be negative", "suffix k, m or g", "keeping the default (16m)");
-    REFUSED(&o, "exitcode=10x", "option 'exitcode': bad value '10x' (trailing 'x' after the number; an integer in 0..255 expected); keeping the default (0)");
+    REFUSED(&o, "log_size=-5", "option 'log_size': bad value '-5' (a size cannot be negative", "suffix k, m or g",
+            "keeping the default (16m)");
+    REFUSED(&o, "exitcode=10x",
+            "option 'exitcode': bad value '10x' (trailing 'x' after the number; an integer in 0..255 expected); "
+            "keeping the default (0)");
     CHECK_EQ(o.exitcode, 0);
     REFUSED(&o, "stack_depth=8.5", "option 'stack_depth': bad value '8.5' (trailing '.5' after the number");
-    REFUSED(&o, "quarantine=10x", "option 'quarantine': bad value '10x' (unknown suffix 'x'; a size in 0..4096g bytes expected, with an optional suffix k, m or g)");
+    REFUSED(&o, "quarantine=10x",
+            "option 'quarantine': bad value '10x' (unknown suffix 'x'; a size in 0..4096g bytes expected, with an "
+            "optional suffix k, m or g)");
     REFUSED(&o, "quarantine=10kb", "option 'quarantine': bad value '10kb' (trailing 'b' after the number");
-    REFUSED(&o, "quarantine=1 0", "hipshadow: option '0' has no value"); /* space separates: "quarantine=1" then a bare "0" */
+    REFUSED(&o, "quarantine=1 0",
+            "hipshadow: option '0' has no value"); /* space separates: "quarantine=1" then a bare "0" */
     REFUSED(&o, "exitcode=' 5'", "option 'exitcode': bad value ' 5' (not a number");
     REFUSED(&o, "exitcode=x", "option 'exitcode': bad value 'x' (not a number; an integer in 0..255 expected)");
     REFUSED(&o, "exitcode=", "option 'exitcode': empty value (an integer in 0..255 expected); keeping the default (0)");
-    REFUSED(&o, "quarantine=''", "option 'quarantine': empty value (a size in 0..4096g bytes expected, with an optional suffix k, m or g)");
+    REFUSED(&o, "quarantine=''",
+            "option 'quarantine': empty value (a size in 0..4096g bytes expected, with an optional suffix k, m or g)");
     TAKEN(&o, "exitcode=+7");
     CHECK_EQ(o.exitcode, 7);
     TAKEN(&o, "quarantine=2G");
@@ -197,26 +216,31 @@ static void bad_numbers(void)
 static void enums_and_bools(void)
 {
     hs_options o;
-    REFUSED(&o, "mode=blok", "hipshadow: option 'mode': bad value 'blok' (one of: warn, block, abort); keeping the default (warn)");
+    REFUSED(&o, "mode=blok",
+            "hipshadow: option 'mode': bad value 'blok' (one of: warn, block, abort); keeping the default (warn)");
     CHECK_EQ(o.mode, HS_MODE_WARN);
     REFUSED(&o, "mode=", "option 'mode': empty value (one of: warn, block, abort); keeping the default (warn)");
     REFUSED(&o, "mode=WARN", "bad value 'WARN' (one of: warn, block, abort)");
     TAKEN(&o, "mode=abort");
     CHECK_EQ(o.mode, HS_MODE_ABORT);
 
-    REFUSED(&o, "log_mode=fulll", "option 'log_mode': bad value 'fulll' (one of: ring, full); keeping the default (\"ring\")");
+    REFUSED(&o, "log_mode=fulll",
+            "option 'log_mode': bad value 'fulll' (one of: ring, full); keeping the default (\"ring\")");
     CHECK(!strcmp(o.log_mode, "ring"));
     REFUSED(&o, "log_mode=", "option 'log_mode': empty value (one of: ring, full)");
     TAKEN(&o, "log_mode=full");
     CHECK(!strcmp(o.log_mode, "full"));
 
-    REFUSED(&o, "fallback=on", "option 'fallback': bad value 'on' (one of: off, stage, transpose); keeping the default (\"off\")");
+    REFUSED(&o, "fallback=on",
+            "option 'fallback': bad value 'on' (one of: off, stage, transpose); keeping the default (\"off\")");
     CHECK(!strcmp(o.fallback, "off"));
     TAKEN(&o, "fallback=transpose");
     CHECK(!strcmp(o.fallback, "transpose"));
 
-    REFUSED(&o, "notes=maybe", "option 'notes': bad value 'maybe' (one of: 1, 0, true, false, yes, no); keeping the default (0)");
-    REFUSED(&o, "check_host=", "option 'check_host': empty value (one of: 1, 0, true, false, yes, no); keeping the default (1)");
+    REFUSED(&o, "notes=maybe",
+            "option 'notes': bad value 'maybe' (one of: 1, 0, true, false, yes, no); keeping the default (0)");
+    REFUSED(&o, "check_host=",
+            "option 'check_host': empty value (one of: 1, 0, true, false, yes, no); keeping the default (1)");
     CHECK_EQ(o.check_host, 1);
     TAKEN(&o, "notes=yes:check_host=false");
     CHECK_EQ(o.notes, 1);
@@ -243,7 +267,9 @@ static void long_keys_and_values(void)
     /* 4096 characters: refused, not cut */
     memset(text + 9, 'a', 4096);
     text[9 + 4096] = 0;
-    REFUSED(&o, text, "hipshadow: option 'findings': value too long (4096 characters, at most 4095): 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'; keeping the default (\"\")");
+    REFUSED(&o, text,
+            "hipshadow: option 'findings': value too long (4096 characters, at most 4095): "
+            "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'; keeping the default (\"\")");
     CHECK(!strcmp(o.findings, ""));
 
     /* quoted, so separators inside count too */
@@ -258,9 +284,10 @@ static void long_keys_and_values(void)
     strcpy(text + 100, "=1:mode=block");
     char *msg = NULL;
     CHECK_EQ(parse(&o, text, &msg), 1);
-    CHECK(strstr(msg, "hipshadow: option key too long (100 characters, at most 63): 'kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...'; ignored") != NULL);
+    CHECK(strstr(msg, "hipshadow: option key too long (100 characters, at most 63): "
+                      "'kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...'; ignored") != NULL);
     CHECK(strstr(msg, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk") == NULL); /* 41 k: not shown */
-    CHECK_EQ(o.mode, HS_MODE_BLOCK);                                               /* the rest still parsed */
+    CHECK_EQ(o.mode, HS_MODE_BLOCK);                                         /* the rest still parsed */
     free(msg);
     text[100] = 0; /* with no value */
     REFUSED(&o, text, "option key too long (100 characters, at most 63)");
@@ -300,10 +327,10 @@ static void help_lists_limits(void)
     hs_options_defaults(&o);
     hs_options_print_help(&o, f);
     fclose(f);
-    const char *every[] = {"mode", "findings", "report_path", "exitcode", "stack_depth", "quarantine",
-                           "print_limit", "suppressions", "notes", "detect_leaks", "check_host", "query_runtime",
-                           "verbosity", "help", "log", "log_size", "log_mode", "fallback", "fallback_always",
-                           "fallback_staging"};
+    const char *every[] = {
+        "mode",         "findings", "report_path",  "exitcode",   "stack_depth",     "quarantine",      "print_limit",
+        "suppressions", "notes",    "detect_leaks", "check_host", "query_runtime",   "verbosity",       "help",
+        "log",          "log_size", "log_mode",     "fallback",   "fallback_always", "fallback_staging"};
     for (size_t i = 0; i < sizeof every / sizeof *every; i++) {
         char needle[64];
         snprintf(needle, sizeof needle, "  %s ", every[i]);
@@ -371,8 +398,16 @@ static bool limit_STRING(const char *v, const char *lim)
     return v[0] && strstr(padded, needle) != NULL;
 }
 
-static bool limit_BOOL(bool v, const char *lim) { (void)v; return !lim[0]; }
-static bool limit_MODE(hs_mode v, const char *lim) { (void)lim; return (unsigned)v <= HS_MODE_ABORT; }
+static bool limit_BOOL(bool v, const char *lim)
+{
+    (void)v;
+    return !lim[0];
+}
+static bool limit_MODE(hs_mode v, const char *lim)
+{
+    (void)lim;
+    return (unsigned)v <= HS_MODE_ABORT;
+}
 
 /* Every option's value inside the limits its table row gives (read from options.inc itself). */
 static bool within_limits(const hs_options *o)
@@ -380,9 +415,9 @@ static bool within_limits(const hs_options *o)
     bool ok = true;
     for (int i = 0; i < N_OPTS; i++) {
         const char *name = opts[i].name, *lim = opts[i].limits;
-#define HS_OPTION(type, field, def, limits, help) \
-        if (!strcmp(name, #field))                \
-            ok &= limit_##type(o->field, limits);
+#define HS_OPTION(type, field, def, limits, help)                                                                      \
+    if (!strcmp(name, #field))                                                                                         \
+        ok &= limit_##type(o->field, limits);
 #include "process/options.inc"
 #undef HS_OPTION
         if (!ok) {
@@ -448,13 +483,44 @@ static void add_garbage(text_buf *t, size_t n)
 
 static void add_value(text_buf *t, int opt)
 {
-    static const char *const numbers[] = {
-        "0", "1", "-1", "255", "256", "64", "65", "2147483647", "2147483648", "4294967297", "99999999999999999999",
-        "-99999999999999999999", "18446744073709551615", "18446744073709551616", "9223372036854775807",
-        "-9223372036854775808", "10x", "1k", "128k", "127k", "1m", "16g", "17g", "4096g", "4097g", "99999999999g",
-        "1t", "-5m", "+3", "--3", "0x10", "1e9", "", " 3", "3 ", "8.5"};
-    static const char *const words[] = {"warn", "block", "abort", "ring", "full", "off", "stage", "transpose",
-                                        "true", "false", "yes", "no", "WARN", "blok", "stderr", "/tmp/x.%p"};
+    static const char *const numbers[] = {"0",
+                                          "1",
+                                          "-1",
+                                          "255",
+                                          "256",
+                                          "64",
+                                          "65",
+                                          "2147483647",
+                                          "2147483648",
+                                          "4294967297",
+                                          "99999999999999999999",
+                                          "-99999999999999999999",
+                                          "18446744073709551615",
+                                          "18446744073709551616",
+                                          "9223372036854775807",
+                                          "-9223372036854775808",
+                                          "10x",
+                                          "1k",
+                                          "128k",
+                                          "127k",
+                                          "1m",
+                                          "16g",
+                                          "17g",
+                                          "4096g",
+                                          "4097g",
+                                          "99999999999g",
+                                          "1t",
+                                          "-5m",
+                                          "+3",
+                                          "--3",
+                                          "0x10",
+                                          "1e9",
+                                          "",
+                                          " 3",
+                                          "3 ",
+                                          "8.5"};
+    static const char *const words[] = {"warn", "block", "abort", "ring", "full", "off",  "stage",  "transpose",
+                                        "true", "false", "yes",   "no",   "WARN", "blok", "stderr", "/tmp/x.%p"};
     switch (below(7)) {
     case 0:
     case 1: adds(t, numbers[below(sizeof numbers / sizeof *numbers)]); break;
@@ -521,19 +587,26 @@ static void fuzz(void)
         int problems = parse(&o, t.buf, &msg);
         total_problems += problems;
         if (problems < 0 || lines(msg) < problems || !within_limits(&o)) {
-            fprintf(stderr, "fuzz case %d (seed 0x%" PRIx64 "): %d problems, %d lines\n", iter, seed, problems, lines(msg));
+            fprintf(stderr, "fuzz case %d (seed 0x%" PRIx64 "): %d problems, %d lines\n", iter, seed, problems,
+                    lines(msg));
             unit_failures++;
         }
         free(msg);
         hs_options d;
         hs_options_defaults(&d);
         /* free what the parse copied (earlier copies of a key given twice are left: the parser never frees) */
-        if (o.findings != d.findings) free(o.findings);
-        if (o.log != d.log) free(o.log);
-        if (o.log_mode != d.log_mode) free(o.log_mode);
-        if (o.report_path != d.report_path) free(o.report_path);
-        if (o.suppressions != d.suppressions) free(o.suppressions);
-        if (o.fallback != d.fallback) free(o.fallback);
+        if (o.findings != d.findings)
+            free(o.findings);
+        if (o.log != d.log)
+            free(o.log);
+        if (o.log_mode != d.log_mode)
+            free(o.log_mode);
+        if (o.report_path != d.report_path)
+            free(o.report_path);
+        if (o.suppressions != d.suppressions)
+            free(o.suppressions);
+        if (o.fallback != d.fallback)
+            free(o.fallback);
     }
     fprintf(stderr, "fuzz: 2000 strings, %ld problems named\n", total_problems);
     free(t.buf);

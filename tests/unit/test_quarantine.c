@@ -20,7 +20,7 @@ int main(void)
     hs_span refused;
     for (int i = 0; i < CAP; i++)
         CHECK_EQ(hs_shadow_release(base_of(i), 1, 1, 1, i == 3 ? &refused : &s), HS_RELEASED);
-    hs_shadow_restore(&refused); /* live again; its FIFO entry stays, stale */
+    hs_shadow_restore(&refused);                                /* live again; its FIFO entry stays, stale */
     CHECK_EQ(hs_shadow_lookup(base_of(0), &s), HS_WHERE_FREED); /* full, nothing evicted yet */
     CHECK_EQ(hs_shadow_lookup(base_of(CAP - 1), &s), HS_WHERE_FREED);
 

@@ -130,8 +130,11 @@ static void test_access(void)
 static void test_rules(void)
 {
     hs_call c = {.op = HS_OP_COPY, .bytes = 128, .dir = HS_DIR_H2D};
-    hs_side pool = {.ptr = HEAP + 64, .extent = 128, .where = HS_WHERE_LIVE,
-                    .alloc = {.base = HEAP, .size = 1 << 20, .kind = HS_MEM_DEVICE, .id = 1}, .in_region = true,
+    hs_side pool = {.ptr = HEAP + 64,
+                    .extent = 128,
+                    .where = HS_WHERE_LIVE,
+                    .alloc = {.base = HEAP, .size = 1 << 20, .kind = HS_MEM_DEVICE, .id = 1},
+                    .in_region = true,
                     .region = {.base = HEAP, .size = 4096, .id = 7}};
     hs_facts f = {.dir = HS_DIR_H2D, .dst = pool, .src = {.ptr = 0x1000, .extent = 128, .host_checked = true}};
     hs_finding out[4];

@@ -7,7 +7,9 @@ static hs_finding out[HS_MAX_FINDINGS_PER_CALL];
 
 static hs_side device_side(uintptr_t base, size_t size, size_t offset, size_t extent)
 {
-    return (hs_side){.ptr = base + offset, .extent = extent, .where = HS_WHERE_LIVE,
+    return (hs_side){.ptr = base + offset,
+                     .extent = extent,
+                     .where = HS_WHERE_LIVE,
                      .alloc = {.base = base, .size = size, .kind = HS_MEM_DEVICE, .id = 7}};
 }
 
@@ -19,8 +21,11 @@ static hs_side pageable_host(uintptr_t p, size_t extent)
 /* An async D2H into host memory, with the facts gathering would give it. */
 static void async_d2h(hs_call *c, hs_facts *f)
 {
-    *c = (hs_call){.op = HS_OP_COPY, .bytes = 256, .dir = HS_DIR_D2H, .async = true, .has_stream = true, .stream = 0xa0};
-    *f = (hs_facts){.dir = HS_DIR_D2H, .src = device_side(0x10000, 4096, 0, 256), .dst = pageable_host(0x1000, 256),
+    *c = (hs_call){
+        .op = HS_OP_COPY, .bytes = 256, .dir = HS_DIR_D2H, .async = true, .has_stream = true, .stream = 0xa0};
+    *f = (hs_facts){.dir = HS_DIR_D2H,
+                    .src = device_side(0x10000, 4096, 0, 256),
+                    .dst = pageable_host(0x1000, 256),
                     .has_pending = true,
                     .pending = {.host_lo = 0x1000, .host_hi = 0x1100, .host_write = true, .dir = HS_DIR_D2H}};
 }
@@ -110,7 +115,9 @@ static void test_pageable_async(void)
     CHECK_EQ(out[0].severity, HS_SEV_INFO);
     CHECK_EQ(out[0].side, HS_SIDE_DST);
     /* pinned memory (known to the shadow map, so never host-probed) is what it should be */
-    f.dst = (hs_side){.ptr = 0x1000, .extent = 256, .where = HS_WHERE_LIVE,
+    f.dst = (hs_side){.ptr = 0x1000,
+                      .extent = 256,
+                      .where = HS_WHERE_LIVE,
                       .alloc = {.base = 0x1000, .size = 4096, .kind = HS_MEM_PINNED_HOST}};
     CHECK_EQ(hs_check_stream_work(&c, &f, out, 4), 0);
     /* an H2D from pageable memory is not this note */
@@ -143,7 +150,7 @@ static void test_invalid_free(void)
     CHECK_EQ(out[0].kind, HS_KIND_INVALID_FREE);
     f = (hs_facts){.release = HS_RELEASE_UNKNOWN, .dst = {.ptr = 0x10000}};
     CHECK_EQ(hs_check_free(&c, &f, out, 4), 1); /* never allocated */
-    f.dst.runtime_known = true;                /* ...through a wrapped call: the runtime knows it */
+    f.dst.runtime_known = true;                 /* ...through a wrapped call: the runtime knows it */
     CHECK_EQ(hs_check_free(&c, &f, out, 4), 0);
     c.free_ptr = 0; /* freeing NULL is a no-op */
     f = (hs_facts){.release = HS_RELEASE_UNKNOWN};

@@ -231,28 +231,33 @@ static void check_against_reference(void)
  * map's hinted buckets, searched by halving within a KiB); WIDE: spans of 16 bytes to 2.5 GiB spread over 8 GiB (spans over many chunks,
  * whole GiBs covered). */
 typedef enum { PACKED, DENSE, WIDE, PAGES } layout;
-static const struct { uintptr_t lo, range; } probed[] = {[PACKED] = {0x10000000, 0x400000},
-                                                         [DENSE] = {0x1fff8000, 0x10000},
-                                                         [WIDE] = {0x100000000, 0x200000000},
-                                                         [PAGES] = {0x30000000, 0x100000}};
+static const struct {
+    uintptr_t lo, range;
+} probed[] = {[PACKED] = {0x10000000, 0x400000},
+              [DENSE] = {0x1fff8000, 0x10000},
+              [WIDE] = {0x100000000, 0x200000000},
+              [PAGES] = {0x30000000, 0x100000}};
 
 static hs_span random_span(layout how, uint64_t id)
 {
     if (how == PACKED)
         return (hs_span){.base = 0x10000000 + ((uintptr_t)(rand() % 0x4000) << 8),
-                         .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9), .id = id};
+                         .size = (size_t)(rand() % 4 + 1) << (rand() % 2 ? 4 : 9),
+                         .id = id};
     if (how == PAGES) {
         static const size_t most[] = {64, 4096, 20000, 65536};
         return (hs_span){.base = 0x30000000 + (uintptr_t)(rand() % 0x100000),
-                         .size = 1 + (size_t)rand() % most[rand() % 4], .id = id};
+                         .size = 1 + (size_t)rand() % most[rand() % 4],
+                         .id = id};
     }
     if (how == DENSE)
-        return (hs_span){.base = 0x1fff8000 + ((uintptr_t)(rand() % 0x1000) << 4), .size = (size_t)(rand() % 2 + 1) * 16,
-                         .id = id};
+        return (hs_span){
+            .base = 0x1fff8000 + ((uintptr_t)(rand() % 0x1000) << 4), .size = (size_t)(rand() % 2 + 1) * 16, .id = id};
     static const int size_shift[] = {4, 8, 12, 16, 17, 20, 24, 28, 30, 31};
     size_t size = ((size_t)(rand() % 5 + 1) << size_shift[rand() % 10]) / 2;
     return (hs_span){.base = 0x100000000 + ((uintptr_t)(rand() % 0x20000) << 16) + (uintptr_t)(rand() % 4) * 4096,
-                     .size = size, .id = id};
+                     .size = size,
+                     .id = id};
 }
 
 static void run_against_reference(layout how)
@@ -361,7 +366,8 @@ static void test_page_map_edges(void)
     hs_pm_set_tag(&ix, NULL);
     hs_span_lock(&ix);
     for (int i = 0; i < 100000; i++) {
-        hs_span t = {.base = 0x200000000 + (uintptr_t)i * 4096, .size = 64 + (size_t)(i % 193), .id = (uint64_t)i + 100};
+        hs_span t = {
+            .base = 0x200000000 + (uintptr_t)i * 4096, .size = 64 + (size_t)(i % 193), .id = (uint64_t)i + 100};
         CHECK_EQ(hs_span_insert_locked(&ix, &t, NULL), 0);
     }
     hs_span_unlock(&ix);

@@ -112,8 +112,8 @@ const char *hsr_call_prefix(const char *api)
 
 static const char *what_of(const hs_log_access *a)
 {
-    return !(a->flags & HS_LOG_ACCESS_WRITE)   ? "reads"
-         : a->flags & HS_LOG_ACCESS_ASSUMED   ? "may write (a kernel argument whose access is not said)"
+    return !(a->flags & HS_LOG_ACCESS_WRITE)  ? "reads"
+           : a->flags & HS_LOG_ACCESS_ASSUMED ? "may write (a kernel argument whose access is not said)"
                                               : "writes";
 }
 
@@ -156,15 +156,17 @@ void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_
     if (p->has_race) {
         const hs_log_race *r = &p->race;
         const char *pre = hsr_call_prefix(hsr_api_name(log, r->mine.api));
-        put(&b, "bytes [0x%llx, 0x%llx) of allocation #%llu (offset %llu, %llu bytes) are touched by two streams\n"
-                "with nothing ordering them, and at least one of the two writes them:\n",
+        put(&b,
+            "bytes [0x%llx, 0x%llx) of allocation #%llu (offset %llu, %llu bytes) are touched by two streams\n"
+            "with nothing ordering them, and at least one of the two writes them:\n",
             (unsigned long long)(r->alloc_base + r->lo), (unsigned long long)(r->alloc_base + r->hi),
             (unsigned long long)r->alloc_id, (unsigned long long)r->lo, (unsigned long long)(r->hi - r->lo));
         access_line(&b, log, "this call", &r->mine, p->mine_kernel, r->alloc_base);
         access_line(&b, log, "earlier, still in flight", &r->other, p->other_kernel, r->alloc_base);
-        put(&b, "to order them: record an event on stream 0x%llx after the earlier call (%sEventRecord) and make\n"
-                "stream 0x%llx wait for it (%sStreamWaitEvent) before this one, or synchronise stream 0x%llx\n"
-                "(%sStreamSynchronize%s) before this call\n",
+        put(&b,
+            "to order them: record an event on stream 0x%llx after the earlier call (%sEventRecord) and make\n"
+            "stream 0x%llx wait for it (%sStreamWaitEvent) before this one, or synchronise stream 0x%llx\n"
+            "(%sStreamSynchronize%s) before this call\n",
             (unsigned long long)r->other.stream, pre, (unsigned long long)r->mine.stream, pre,
             (unsigned long long)r->other.stream, pre, strcmp(pre, "cu") ? ", or the device" : ", cuEventSynchronize");
         put(&b, "earlier access (");
@@ -181,8 +183,10 @@ void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_
                 (unsigned long long)u->alloc_id,
                 u->n_gaps == 1 && u->gaps[0][0] == u->lo && u->gaps[0][1] == u->hi ? "any" : "these bytes");
         } else {
-            put(&b, "the kernel is given a pointer into allocation #%llu (%llu bytes), which is only partly written,\n"
-                    "and by no kernel:\n", (unsigned long long)u->alloc_id, (unsigned long long)u->alloc_size);
+            put(&b,
+                "the kernel is given a pointer into allocation #%llu (%llu bytes), which is only partly written,\n"
+                "and by no kernel:\n",
+                (unsigned long long)u->alloc_id, (unsigned long long)u->alloc_size);
             uint32_t w = u->n_written < HS_LOG_UNINIT_RANGES ? u->n_written : HS_LOG_UNINIT_RANGES;
             for (uint32_t i = 0; i < w; i++)
                 range_line(&b, "  written", u->alloc_base, u->written[i]);

@@ -30,7 +30,9 @@ static void launch_row(FILE *out, const hsr_log *l, const hs_log_launch *k, uint
     for (unsigned i = 0; i < k->n_args; i++) {
         hs_log_launch_arg a = hsr_launch_arg(k, i);
         fprintf(out, "%s%u=#%llu%+lld%s", i ? " " : "", a.index, (unsigned long long)a.alloc_id, (long long)a.offset,
-                a.state == HS_LOG_ARG_FREED ? "(freed)" : a.state == HS_LOG_ARG_LIVE ? "" : "(unknown)");
+                a.state == HS_LOG_ARG_FREED  ? "(freed)"
+                : a.state == HS_LOG_ARG_LIVE ? ""
+                                             : "(unknown)");
     }
     fprintf(out, "\"\n");
 }

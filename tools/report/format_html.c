@@ -33,28 +33,42 @@ static void memory_chart(FILE *out, const hsr_summary *s)
 {
     char b[32];
     uint64_t peak = s->peak_device_bytes ? s->peak_device_bytes : 1;
-    fprintf(out, "<h2>Device memory in use</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"device memory in use over time\">\n",
+    fprintf(out,
+            "<h2>Device memory in use</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"device memory in "
+            "use over time\">\n",
             WIDTH, CHART_H + 40);
-    fprintf(out, "<rect x=\"%d\" y=\"10\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" stroke=\"#ccc\"/>\n", LEFT, WIDTH - LEFT - 20, CHART_H);
+    fprintf(out, "<rect x=\"%d\" y=\"10\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" stroke=\"#ccc\"/>\n", LEFT,
+            WIDTH - LEFT - 20, CHART_H);
     fprintf(out, "<text x=\"5\" y=\"20\" font-size=\"12\">%s</text><text x=\"5\" y=\"%d\" font-size=\"12\">0</text>\n",
             hsr_human_bytes(peak, b, sizeof b), CHART_H + 10);
-    fprintf(out, "<polyline fill=\"rgba(41,128,185,0.25)\" stroke=\"#2980b9\" stroke-width=\"2\" points=\"%d,%d ", LEFT, CHART_H + 10);
+    fprintf(out, "<polyline fill=\"rgba(41,128,185,0.25)\" stroke=\"#2980b9\" stroke-width=\"2\" points=\"%d,%d ", LEFT,
+            CHART_H + 10);
     double last_y = CHART_H + 10;
     for (size_t i = 0; i < s->n_memory; i++) {
-        double x = x_of(s, s->memory[i].time_ns), y = 10 + CHART_H - (double)s->memory[i].bytes * CHART_H / (double)peak;
+        double x = x_of(s, s->memory[i].time_ns),
+               y = 10 + CHART_H - (double)s->memory[i].bytes * CHART_H / (double)peak;
         fprintf(out, "%.1f,%.1f %.1f,%.1f ", x, last_y, x, y); /* a step: memory changes at the event */
         last_y = y;
     }
     fprintf(out, "%d,%.1f %d,%d\"/>\n", WIDTH - 20, last_y, WIDTH - 20, CHART_H + 10);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">0 s</text><text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%.6f s</text>\n</svg>\n",
+    fprintf(out,
+            "<text x=\"%d\" y=\"%d\" font-size=\"12\">0 s</text><text x=\"%d\" y=\"%d\" font-size=\"12\" "
+            "text-anchor=\"end\">%.6f s</text>\n</svg>\n",
             LEFT, CHART_H + 30, WIDTH - 20, CHART_H + 30, (s->last_ns - s->first_ns) / 1e9);
 }
 
-typedef struct lane { uint32_t log; uint64_t stream; } lane;
+typedef struct lane {
+    uint32_t log;
+    uint64_t stream;
+} lane;
 
 /* Lanes: one per stream of each log, in order of first use, found by hash. */
 typedef struct lane_index {
-    struct { uint64_t stream; uint32_t log; uint32_t pad; } key;
+    struct {
+        uint64_t stream;
+        uint32_t log;
+        uint32_t pad;
+    } key;
     int lane;
     UT_hash_handle hh;
 } lane_index;
@@ -110,11 +124,14 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
         if (on_timeline(&set->events[i], &stream))
             lane_of(&ls, set->events[i].log, stream);
     int n = ls.n;
-    fprintf(out, "<h2>Copies and launches by stream</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"copies and kernel launches on a per-stream timeline\">\n",
+    fprintf(out,
+            "<h2>Copies and launches by stream</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\" "
+            "aria-label=\"copies and kernel launches on a per-stream timeline\">\n",
             WIDTH, n * LANE_H + 30);
     for (int i = 0; i < n; i++)
-        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/><text x=\"5\" y=\"%d\" font-size=\"12\">pid %u stream 0x%llx</text>\n",
+        fprintf(out,
+                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/><text x=\"5\" y=\"%d\" "
+                "font-size=\"12\">pid %u stream 0x%llx</text>\n",
                 LEFT, i * LANE_H + 5, WIDTH - LEFT - 20, LANE_H - 4, i % 2 ? "#f4f4f4" : "#fafafa", i * LANE_H + 21,
                 set->logs[ls.items[i].log].header.pid, (unsigned long long)ls.items[i].stream);
     size_t drawn = 0;
@@ -126,8 +143,8 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
         if (e->type == HS_LOG_LAUNCH) {
             const hs_log_launch *k = e->rec;
             double x0 = x_of(s, k->start_ns), x1 = x_of(s, k->end_ns > k->start_ns ? k->end_ns : k->start_ns);
-            fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
-                    x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, 0));
+            fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>", x0,
+                    l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, 0));
             hsr_xml_string(out, hsr_launch_name(&set->logs[e->log], k));
             fprintf(out, " grid (%u,%u,%u) block (%u,%u,%u)</title></rect>\n", k->grid[0], k->grid[1], k->grid[2],
                     k->block[0], k->block[1], k->block[2]);
@@ -136,19 +153,23 @@ static void timeline(FILE *out, hsr_set *set, const hsr_summary *s)
         }
         const hs_log_copy *c = e->rec;
         double x0 = x_of(s, c->start_ns), x1 = x_of(s, c->end_ns ? c->end_ns : c->start_ns);
-        fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
-                x0, l * LANE_H + 7, x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, c->direction));
+        fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>", x0, l * LANE_H + 7,
+                x1 - x0 < 2 ? 2 : x1 - x0, LANE_H - 8, color_of(e->type, c->direction));
         hsr_xml_string(out, hsr_api_name(&set->logs[e->log], c->api));
-        fprintf(out, " %s %llu bytes</title></rect>\n", e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset",
-                (unsigned long long)c->bytes);
+        fprintf(out, " %s %llu bytes</title></rect>\n",
+                e->type == HS_LOG_COPY ? hsr_direction_name(c->direction) : "memset", (unsigned long long)c->bytes);
         drawn++;
     }
-    fprintf(out, "</svg>\n<p class=\"legend\"><span style=\"color:#2980b9\">&#9632; H2D</span> <span style=\"color:#e67e22\">&#9632; D2H</span> "
-                 "<span style=\"color:#27ae60\">&#9632; D2D</span> <span style=\"color:#7f8c8d\">&#9632; H2H</span> "
-                 "<span style=\"color:#8e44ad\">&#9632; memset</span> <span style=\"color:#c2185b\">&#9632; kernel launch</span>%s</p>\n",
+    fprintf(out,
+            "</svg>\n<p class=\"legend\"><span style=\"color:#2980b9\">&#9632; H2D</span> <span "
+            "style=\"color:#e67e22\">&#9632; D2H</span> "
+            "<span style=\"color:#27ae60\">&#9632; D2D</span> <span style=\"color:#7f8c8d\">&#9632; H2H</span> "
+            "<span style=\"color:#8e44ad\">&#9632; memset</span> <span style=\"color:#c2185b\">&#9632; kernel "
+            "launch</span>%s</p>\n",
             drawn == MAX_RECTS ? " (first 20000 operations drawn)" : "");
     lane_index *k, *tmp;
-    HASH_ITER(hh, ls.by_stream, k, tmp) {
+    HASH_ITER(hh, ls.by_stream, k, tmp)
+    {
         HASH_DEL(ls.by_stream, k);
         free(k);
     }
@@ -177,7 +198,8 @@ static void launches_table(FILE *out, hsr_set *set, const hsr_summary *s)
 
 static void findings_table(FILE *out, hsr_set *set)
 {
-    fprintf(out, "<h2>Findings</h2>\n<table><tr><th>#</th><th>severity</th><th>kind</th><th>what</th><th>where</th></tr>\n");
+    fprintf(out,
+            "<h2>Findings</h2>\n<table><tr><th>#</th><th>severity</th><th>kind</th><th>what</th><th>where</th></tr>\n");
     int rows = 0;
     hsr_log *l;
     const hs_log_finding *f;
@@ -218,8 +240,9 @@ void hsr_format_html(hsr_set *set, const hsr_summary *s, FILE *out)
             hsr_xml_string(out, set->logs[i].damage[d]);
         }
     }
-    fprintf(out, "</p>\n<p>%llu copies, %llu memsets, %llu kernel launches, %llu allocations, %llu frees, %llu syncs; "
-                 "peak device memory %s; %llu findings.</p>\n",
+    fprintf(out,
+            "</p>\n<p>%llu copies, %llu memsets, %llu kernel launches, %llu allocations, %llu frees, %llu syncs; "
+            "peak device memory %s; %llu findings.</p>\n",
             (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->launches,
             (unsigned long long)s->allocs, (unsigned long long)s->frees, (unsigned long long)s->syncs,
             hsr_human_bytes(s->peak_device_bytes, b, sizeof b), (unsigned long long)s->findings);

@@ -60,8 +60,10 @@ static void access_json(FILE *out, hsr_log *log, const char *key, const hs_log_a
 {
     fprintf(out, "\"%s\":{\"api\":", key);
     hsr_json_string(out, hsr_api_name(log, a->api));
-    fprintf(out, ",\"stream\":\"0x%llx\",\"seq\":%llu,\"access\":\"%s\",\"known\":%s,\"offset\":%llu,\"bytes\":%llu,"
-                 "\"ptr\":\"0x%llx\"", (unsigned long long)a->stream, (unsigned long long)a->seq,
+    fprintf(out,
+            ",\"stream\":\"0x%llx\",\"seq\":%llu,\"access\":\"%s\",\"known\":%s,\"offset\":%llu,\"bytes\":%llu,"
+            "\"ptr\":\"0x%llx\"",
+            (unsigned long long)a->stream, (unsigned long long)a->seq,
             a->flags & HS_LOG_ACCESS_WRITE ? "write" : "read", a->flags & HS_LOG_ACCESS_ASSUMED ? "false" : "true",
             (unsigned long long)a->lo, (unsigned long long)(a->hi - a->lo), (unsigned long long)(base + a->lo));
     if (a->flags & HS_LOG_ACCESS_LAUNCH) {
@@ -82,7 +84,8 @@ static void ranges_json(FILE *out, const char *key, uint32_t count, const uint64
     fprintf(out, ",\"%s\":[", key);
     for (uint32_t i = 0; i < count && i < HS_LOG_UNINIT_RANGES; i++)
         fprintf(out, "%s{\"ptr\":\"0x%llx\",\"offset\":%llu,\"bytes\":%llu}", i ? "," : "",
-                (unsigned long long)(base + r[i][0]), (unsigned long long)r[i][0], (unsigned long long)(r[i][1] - r[i][0]));
+                (unsigned long long)(base + r[i][0]), (unsigned long long)r[i][0],
+                (unsigned long long)(r[i][1] - r[i][0]));
     fputc(']', out);
 }
 
@@ -106,8 +109,9 @@ static void parts_json(FILE *out, hsr_log *log, const hs_log_finding *f)
         fputc(',', out);
         access_json(out, log, "other", &r->other, p.other_kernel, r->alloc_base, r->other.stack);
         const char *pre = hsr_call_prefix(hsr_api_name(log, r->mine.api));
-        fprintf(out, ",\"order_with\":\"%sEventRecord on stream 0x%llx after the other call, %sStreamWaitEvent on stream "
-                     "0x%llx before this one; or %sStreamSynchronize of stream 0x%llx before this call\"}",
+        fprintf(out,
+                ",\"order_with\":\"%sEventRecord on stream 0x%llx after the other call, %sStreamWaitEvent on stream "
+                "0x%llx before this one; or %sStreamSynchronize of stream 0x%llx before this call\"}",
                 pre, (unsigned long long)r->other.stream, pre, (unsigned long long)r->mine.stream, pre,
                 (unsigned long long)r->other.stream);
     }
@@ -136,15 +140,16 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         const hs_log_copy *c = e->rec;
         fprintf(out, "{\"type\":\"%s\",\"api\":", e->type == HS_LOG_COPY ? "copy" : "memset");
         hsr_json_string(out, hsr_api_name(log, c->api));
-        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
-                     "\"direction\":\"%s\",\"async\":%s,\"blocked\":%s,\"stream\":\"0x%llx\",\"dst\":\"0x%llx\","
-                     "\"src\":\"0x%llx\",\"bytes\":%llu,\"dst_alloc\":%llu,\"dst_offset\":%llu,\"src_alloc\":%llu,"
-                     "\"src_offset\":%llu,\"result\":",
-                (unsigned long long)c->start_ns,
-                (unsigned long long)c->end_ns, c->thread, hsr_direction_name(c->direction), c->flags & 1 ? "true" : "false",
-                c->flags & 2 ? "true" : "false", (unsigned long long)c->stream, (unsigned long long)c->dst,
-                (unsigned long long)c->src, (unsigned long long)c->bytes, (unsigned long long)c->dst_alloc,
-                (unsigned long long)c->dst_offset, (unsigned long long)c->src_alloc, (unsigned long long)c->src_offset);
+        fprintf(out,
+                ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+                "\"direction\":\"%s\",\"async\":%s,\"blocked\":%s,\"stream\":\"0x%llx\",\"dst\":\"0x%llx\","
+                "\"src\":\"0x%llx\",\"bytes\":%llu,\"dst_alloc\":%llu,\"dst_offset\":%llu,\"src_alloc\":%llu,"
+                "\"src_offset\":%llu,\"result\":",
+                (unsigned long long)c->start_ns, (unsigned long long)c->end_ns, c->thread,
+                hsr_direction_name(c->direction), c->flags & 1 ? "true" : "false", c->flags & 2 ? "true" : "false",
+                (unsigned long long)c->stream, (unsigned long long)c->dst, (unsigned long long)c->src,
+                (unsigned long long)c->bytes, (unsigned long long)c->dst_alloc, (unsigned long long)c->dst_offset,
+                (unsigned long long)c->src_alloc, (unsigned long long)c->src_offset);
         if (c->result == HS_LOG_RESULT_PENDING)
             fprintf(out, "null");
         else
@@ -156,29 +161,31 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         const hs_log_alloc *a = e->rec;
         fprintf(out, "{\"type\":\"alloc\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, a->api));
-        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
-                     "\"size\":%llu,\"mem_kind\":%u,\"device\":%d,\"stream\":\"0x%llx\",\"result\":%d}",
-                (unsigned long long)a->time_ns, a->thread, (unsigned long long)a->id,
-                (unsigned long long)a->base, (unsigned long long)a->size, a->mem_kind, a->device,
-                (unsigned long long)a->stream, a->result);
+        fprintf(out,
+                ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+                "\"size\":%llu,\"mem_kind\":%u,\"device\":%d,\"stream\":\"0x%llx\",\"result\":%d}",
+                (unsigned long long)a->time_ns, a->thread, (unsigned long long)a->id, (unsigned long long)a->base,
+                (unsigned long long)a->size, a->mem_kind, a->device, (unsigned long long)a->stream, a->result);
         break;
     }
     case HS_LOG_FREE: {
         const hs_log_free *f = e->rec;
         fprintf(out, "{\"type\":\"free\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, f->api));
-        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
-                     "\"stream\":\"0x%llx\",\"result\":%d}",
-                (unsigned long long)f->time_ns, f->thread, (unsigned long long)f->id,
-                (unsigned long long)f->base, (unsigned long long)f->stream, f->result);
+        fprintf(out,
+                ",\"time_ns\":%llu,\"thread\":%u,\"id\":%llu,\"base\":\"0x%llx\","
+                "\"stream\":\"0x%llx\",\"result\":%d}",
+                (unsigned long long)f->time_ns, f->thread, (unsigned long long)f->id, (unsigned long long)f->base,
+                (unsigned long long)f->stream, f->result);
         break;
     }
     case HS_LOG_SYNC: {
         const hs_log_sync *y = e->rec;
         fprintf(out, "{\"type\":\"sync\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, y->api));
-        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
-                     "\"stream\":\"0x%llx\",\"result\":%d}",
+        fprintf(out,
+                ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,"
+                "\"stream\":\"0x%llx\",\"result\":%d}",
                 (unsigned long long)y->start_ns, (unsigned long long)y->end_ns, y->thread,
                 (unsigned long long)y->stream, y->result);
         break;
@@ -187,40 +194,47 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         const hs_log_stream *t = e->rec;
         fprintf(out, "{\"type\":\"stream\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, t->api));
-        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
-                     "\"stream\":\"0x%llx\",\"result\":%d}",
-                (unsigned long long)t->time_ns, t->thread,
-                t->op == HS_LOG_STREAM_CREATE ? "create" : "destroy", (unsigned long long)t->stream, t->result);
+        fprintf(out,
+                ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
+                "\"stream\":\"0x%llx\",\"result\":%d}",
+                (unsigned long long)t->time_ns, t->thread, t->op == HS_LOG_STREAM_CREATE ? "create" : "destroy",
+                (unsigned long long)t->stream, t->result);
         break;
     }
     case HS_LOG_EVENT: {
         const hs_log_event *v = e->rec;
-        static const char *const ops[] = {"?", "create", "record", "wait", "sync", "destroy", "capture-begin", "capture-end"};
+        static const char *const ops[] = {"?",    "create",  "record",        "wait",
+                                          "sync", "destroy", "capture-begin", "capture-end"};
         fprintf(out, "{\"type\":\"event\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, v->api));
-        fprintf(out, ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
-                     "\"event\":\"0x%llx\",\"stream\":\"0x%llx\",\"result\":%d}",
-                (unsigned long long)v->time_ns, v->thread, v->op < 8 ? ops[v->op] : "?",
-                (unsigned long long)v->event, (unsigned long long)v->stream, v->result);
+        fprintf(out,
+                ",\"time_ns\":%llu,\"thread\":%u,\"op\":\"%s\","
+                "\"event\":\"0x%llx\",\"stream\":\"0x%llx\",\"result\":%d}",
+                (unsigned long long)v->time_ns, v->thread, v->op < 8 ? ops[v->op] : "?", (unsigned long long)v->event,
+                (unsigned long long)v->stream, v->result);
         break;
     }
     case HS_LOG_LAUNCH: {
         const hs_log_launch *l = e->rec;
         fprintf(out, "{\"type\":\"launch\",\"api\":");
         hsr_json_string(out, hsr_api_name(log, l->api));
-        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,\"name\":",
-                (unsigned long long)l->start_ns, (unsigned long long)l->end_ns, l->thread);
+        fprintf(out, ",\"start_ns\":%llu,\"end_ns\":%llu,\"thread\":%u,\"name\":", (unsigned long long)l->start_ns,
+                (unsigned long long)l->end_ns, l->thread);
         hsr_json_string(out, hsr_launch_name(log, l));
-        fprintf(out, ",\"kernel_ref\":\"%s\",\"stream\":\"0x%llx\",\"seq\":%llu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
-                     "\"shmem\":%u,\"caller\":\"0x%llx\",\"blocked\":%s,\"result\":%d,\"first_finding\":%u,\"args\":[",
-                hsr_kernel_ref_name(l->kernel_ref), (unsigned long long)l->stream, (unsigned long long)l->seq, l->grid[0],
-                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shmem, (unsigned long long)l->caller,
-                l->flags & HS_LOG_LAUNCH_BLOCKED ? "true" : "false", l->result, l->first_finding);
+        fprintf(out,
+                ",\"kernel_ref\":\"%s\",\"stream\":\"0x%llx\",\"seq\":%llu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
+                "\"shmem\":%u,\"caller\":\"0x%llx\",\"blocked\":%s,\"result\":%d,\"first_finding\":%u,\"args\":[",
+                hsr_kernel_ref_name(l->kernel_ref), (unsigned long long)l->stream, (unsigned long long)l->seq,
+                l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shmem,
+                (unsigned long long)l->caller, l->flags & HS_LOG_LAUNCH_BLOCKED ? "true" : "false", l->result,
+                l->first_finding);
         for (unsigned i = 0; i < l->n_args; i++) {
             hs_log_launch_arg a = hsr_launch_arg(l, i);
-            fprintf(out, "%s{\"index\":%u,\"how\":\"%s\",\"value\":\"0x%llx\",\"alloc\":%llu,\"offset\":%lld,\"state\":\"%s\"}",
-                    i ? "," : "", a.index, a.how ? "scanned" : "exact", (unsigned long long)a.value,
-                    (unsigned long long)a.alloc_id, (long long)a.offset, hsr_arg_state_name(a.state));
+            fprintf(
+                out,
+                "%s{\"index\":%u,\"how\":\"%s\",\"value\":\"0x%llx\",\"alloc\":%llu,\"offset\":%lld,\"state\":\"%s\"}",
+                i ? "," : "", a.index, a.how ? "scanned" : "exact", (unsigned long long)a.value,
+                (unsigned long long)a.alloc_id, (long long)a.offset, hsr_arg_state_name(a.state));
         }
         fprintf(out, "],\"stack\":");
         stack_json(out, log, l->stack);
@@ -241,8 +255,9 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
         fprintf(out, ",%s\"0x%llx\",%s\"0x%llx\",%s%llu,%s", KEY(dst), (unsigned long long)f->dst, KEY(src),
                 (unsigned long long)f->src, KEY(bytes), (unsigned long long)f->bytes, KEY(alloc));
         if (f->alloc_id)
-            fprintf(out, "{\"base\":\"0x%llx\",\"size\":%llu,\"offset\":%llu,\"id\":%llu}", (unsigned long long)f->alloc_base,
-                    (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_offset, (unsigned long long)f->alloc_id);
+            fprintf(out, "{\"base\":\"0x%llx\",\"size\":%llu,\"offset\":%llu,\"id\":%llu}",
+                    (unsigned long long)f->alloc_base, (unsigned long long)f->alloc_size,
+                    (unsigned long long)f->alloc_offset, (unsigned long long)f->alloc_id);
         else
             fprintf(out, "null");
         /* as the findings file: a number for the overrun kinds (and any finding that has one) */
@@ -267,17 +282,17 @@ static void event_json(FILE *out, hsr_log *log, const hsr_event *e)
     case HS_LOG_GPU_FAULT: {
         hs_log_gpu_fault g;
         memcpy(&g, e->rec, sizeof g); /* packed: copied out before its fields are read */
-        fprintf(out, "{\"type\":\"gpu_fault\",\"time_ns\":%llu,\"finding\":%u,\"address\":\"0x%llx\","
-                     "\"reasons\":%u,\"agent\":\"0x%llx\",\"where\":\"%s\",\"alloc\":%llu,\"base\":\"0x%llx\","
-                     "\"size\":%llu,\"offset\":%lld,\"below\":%llu,\"above\":%llu}",
+        fprintf(out,
+                "{\"type\":\"gpu_fault\",\"time_ns\":%llu,\"finding\":%u,\"address\":\"0x%llx\","
+                "\"reasons\":%u,\"agent\":\"0x%llx\",\"where\":\"%s\",\"alloc\":%llu,\"base\":\"0x%llx\","
+                "\"size\":%llu,\"offset\":%lld,\"below\":%llu,\"above\":%llu}",
                 (unsigned long long)g.time_ns, g.finding_seq, (unsigned long long)g.address, g.reasons,
                 (unsigned long long)g.agent, hsr_fault_where_name(g.where), (unsigned long long)g.alloc_id,
                 (unsigned long long)g.alloc_base, (unsigned long long)g.alloc_size, (long long)g.offset,
                 (unsigned long long)g.below_id, (unsigned long long)g.above_id);
         break;
     }
-    default:
-        fprintf(out, "{\"type\":\"unknown\",\"record\":%u}", e->type);
+    default: fprintf(out, "{\"type\":\"unknown\",\"record\":%u}", e->type);
     }
 }
 
@@ -337,8 +352,9 @@ void hsr_format_json(hsr_set *set, const hsr_summary *s, FILE *out)
     fprintf(out, "},\"bytes_by_direction\":{");
     for (unsigned d = 0; d < 5; d++)
         fprintf(out, "%s\"%s\":%llu", d ? "," : "", hsr_direction_name(d), (unsigned long long)s->bytes_by_dir[d]);
-    fprintf(out, "},\"copies\":%llu,\"memsets\":%llu,\"allocs\":%llu,\"frees\":%llu,\"syncs\":%llu,\"launches\":%llu,"
-                 "\"launches_by_kernel\":[",
+    fprintf(out,
+            "},\"copies\":%llu,\"memsets\":%llu,\"allocs\":%llu,\"frees\":%llu,\"syncs\":%llu,\"launches\":%llu,"
+            "\"launches_by_kernel\":[",
             (unsigned long long)s->copies, (unsigned long long)s->memsets, (unsigned long long)s->allocs,
             (unsigned long long)s->frees, (unsigned long long)s->syncs, (unsigned long long)s->launches);
     const char *comma = "";

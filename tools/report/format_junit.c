@@ -16,8 +16,9 @@ void hsr_format_junit(hsr_set *set, const hsr_summary *s, FILE *out)
     unsigned failures = 0;
     for (unsigned k = 0; k < hsr_kind_count(); k++)
         failures += s->findings_by_kind[k] && fails && fails[k];
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n"
-                 "<testsuite name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n",
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n"
+            "<testsuite name=\"hipshadow\" tests=\"%u\" failures=\"%u\">\n",
             hsr_kind_count(), failures, hsr_kind_count(), failures);
     for (unsigned k = 0; k < hsr_kind_count(); k++) {
         fprintf(out, "<testcase classname=\"hipshadow\" name=\"%s\">", hsr_kind_name(k));

@@ -156,8 +156,8 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
         if (gp) {
             hs_log_gpu_fault g;
             memcpy(&g, gp, sizeof g);
-            fprintf(out, "      GPU memory fault at 0x%llx (reasons 0x%x): %s", (unsigned long long)g.address, g.reasons,
-                    hsr_fault_where_name(g.where));
+            fprintf(out, "      GPU memory fault at 0x%llx (reasons 0x%x): %s", (unsigned long long)g.address,
+                    g.reasons, hsr_fault_where_name(g.where));
             if (g.alloc_id)
                 fprintf(out, " allocation #%llu [0x%llx, 0x%llx) at offset %lld", (unsigned long long)g.alloc_id,
                         (unsigned long long)g.alloc_base, (unsigned long long)(g.alloc_base + g.alloc_size),
@@ -172,8 +172,9 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
         if (launch) {
             fprintf(out, "      launch of ");
             hsr_text_string(out, hsr_launch_name(l, launch));
-            fprintf(out, ": grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n", launch->grid[0], launch->grid[1], launch->grid[2], launch->block[0],
-                    launch->block[1], launch->block[2], launch->shmem, (unsigned long long)launch->stream,
+            fprintf(out, ": grid (%u,%u,%u), block (%u,%u,%u), %u bytes LDS, stream 0x%llx, caller 0x%llx\n",
+                    launch->grid[0], launch->grid[1], launch->grid[2], launch->block[0], launch->block[1],
+                    launch->block[2], launch->shmem, (unsigned long long)launch->stream,
                     (unsigned long long)launch->caller);
         }
         for (unsigned a = 0; launch && a < launch->n_args; a++) {
@@ -202,7 +203,7 @@ void hsr_format_text(hsr_set *set, const hsr_summary *s, FILE *out)
         else if (parts.has_race && parts.race.other.caller)
             print_caller(out, l, parts.race.other.caller, "earlier access at",
                          parts.race.other.flags & HS_LOG_ACCESS_LAUNCH ? "launch_stacks=1 keeps a launch's whole stack"
-                                                                        : NULL);
+                                                                       : NULL);
         print_stack(out, l, f->alloc_stack, "allocated at");
         print_stack(out, l, f->free_stack, "freed at");
     }

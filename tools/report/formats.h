@@ -27,7 +27,8 @@ void hsr_finding_message(const hsr_log *log, const hs_log_finding *f, char *buf,
 /* The lines a finding's parts add (a runtime-error's cause, a stream-race's other access, an
  * uninitialized-read's ranges), as the live text report says them, each ending in '\n'.  Strings
  * from the log have their control characters as \xNN: a line cannot be split by one. */
-void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_finding_parts *p, char *buf, size_t len);
+void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_finding_parts *p, char *buf,
+                         size_t len);
 /* hsr_finding_message, then those lines joined with "; ": one line for HTML, SARIF, JUnit, Perfetto. */
 void hsr_finding_message_full(const hsr_log *log, const hs_log_finding *f, char *buf, size_t len);
 /* "hip", "cuda" or "cu": the runtime an API name belongs to, for the calls that order a race. */

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; hsr_format_fn fn; } formats[] = {
+static const struct {
+    const char *name;
+    hsr_format_fn fn;
+} formats[] = {
     {"text", hsr_format_text},         {"json", hsr_format_json}, {"csv", hsr_format_csv},
     {"perfetto", hsr_format_perfetto}, {"html", hsr_format_html}, {"sarif", hsr_format_sarif},
     {"junit", hsr_format_junit},

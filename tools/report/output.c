@@ -84,7 +84,8 @@ bool hsr_output_open(hsr_output *o, const char *path)
             return false;
         }
     } else {
-        refuse(path, S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file, a character device or a FIFO");
+        refuse(path,
+               S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file, a character device or a FIFO");
         return false;
     }
     o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = write_all});

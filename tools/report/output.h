@@ -7,11 +7,11 @@
 #include <stdio.h>
 
 typedef struct hsr_output {
-    FILE *f;                         /* what the formats write to */
-    const char *path;                /* NULL: standard output */
-    char *temp;                      /* the new file, renamed onto path once complete; NULL: written in place */
+    FILE *f;          /* what the formats write to */
+    const char *path; /* NULL: standard output */
+    char *temp;       /* the new file, renamed onto path once complete; NULL: written in place */
     int fd;
-    int error;                       /* the first write's errno, 0 while none failed */
+    int error; /* the first write's errno, 0 while none failed */
 } hsr_output;
 
 /* Opens the destination: path NULL for standard output.  An existing regular file is replaced

@@ -17,7 +17,10 @@ static const char *const kind_names[] = {
 #undef HS_KIND
 };
 
-const char *hsr_kind_name(unsigned kind) { return kind < sizeof kind_names / sizeof *kind_names ? kind_names[kind] : "unknown-kind"; }
+const char *hsr_kind_name(unsigned kind)
+{
+    return kind < sizeof kind_names / sizeof *kind_names ? kind_names[kind] : "unknown-kind";
+}
 unsigned hsr_kind_count(void) { return sizeof kind_names / sizeof *kind_names; }
 
 const char *hsr_direction_name(unsigned dir)
@@ -62,7 +65,7 @@ static void damage(hsr_log *log, const char *fmt, ...)
 
 /* Where a log's bytes come from: a file, read with pread, or a buffer in memory. */
 typedef struct source {
-    int fd;                          /* -1: buf */
+    int fd; /* -1: buf */
     const uint8_t *buf;
     uint64_t size;
 } source;
@@ -137,7 +140,8 @@ static void add_event(hsr_set *set, uint32_t log, uint16_t type, const void *rec
 static uint32_t min_size(uint16_t type)
 {
     switch (type) {
-#define HS_LOG_MIN(id, num, ver, st) case num: return (uint32_t)sizeof(st);
+#define HS_LOG_MIN(id, num, ver, st)                                                                                   \
+    case num: return (uint32_t)sizeof(st);
         HS_LOG_RECORDS(HS_LOG_MIN)
 #undef HS_LOG_MIN
     default: return 0;
@@ -285,7 +289,8 @@ static void parse_chunk(hsr_set *set, uint32_t index, const source *src, uint64_
     }
     bool truncated = sizeof h + used > avail;
     if (truncated) {
-        damage(log, "offset %llu: the file ends inside this chunk (truncated at offset %llu): records up to there are read",
+        damage(log,
+               "offset %llu: the file ends inside this chunk (truncated at offset %llu): records up to there are read",
                (unsigned long long)off, (unsigned long long)(off + avail));
         used = avail - sizeof h;
     }
@@ -300,14 +305,16 @@ static void parse_chunk(hsr_set *set, uint32_t index, const source *src, uint64_
     while (p < end) {
         uint64_t roff = off + sizeof h + (uint64_t)(p - records);
         if ((size_t)(end - p) < sizeof(hs_log_record_header)) {
-            damage(log, "offset %llu: a record header is cut short: the rest of the chunk is skipped", (unsigned long long)roff);
+            damage(log, "offset %llu: a record header is cut short: the rest of the chunk is skipped",
+                   (unsigned long long)roff);
             return;
         }
         hs_log_record_header rh;
         memcpy(&rh, p, sizeof rh);
         uint32_t need = min_size(rh.type);
         if (!need) {
-            damage(log, "offset %llu: unknown record type %u: the rest of the chunk is skipped", (unsigned long long)roff, rh.type);
+            damage(log, "offset %llu: unknown record type %u: the rest of the chunk is skipped",
+                   (unsigned long long)roff, rh.type);
             return;
         }
         if (truncated && rh.size >= need && rh.size > (uint64_t)(end - p))
@@ -366,7 +373,8 @@ static void parse(hsr_set *set, uint32_t index, const source *src)
         return;
     }
     if (h->chunk_bytes != HS_LOG_CHUNK_BYTES || h->ring_offset < HS_LOG_HEADER_BYTES ||
-        h->growing_offset < h->ring_offset || (h->growing_offset - h->ring_offset) / HS_LOG_CHUNK_BYTES != h->ring_chunks) {
+        h->growing_offset < h->ring_offset ||
+        (h->growing_offset - h->ring_offset) / HS_LOG_CHUNK_BYTES != h->ring_chunks) {
         damage(log, "offset 8: inconsistent layout in the header (chunk %u, ring at %llu x %llu, growing at %llu)",
                h->chunk_bytes, (unsigned long long)h->ring_offset, (unsigned long long)h->ring_chunks,
                (unsigned long long)h->growing_offset);
@@ -380,8 +388,10 @@ static void parse(hsr_set *set, uint32_t index, const source *src)
         parse_chunk(set, index, src, off);
     }
     if (src->size <= h->growing_offset)
-        damage(log, "offset %llu: the file ends before its metadata (module map, stacks, API names): "
-                    "frames and API names cannot be resolved", (unsigned long long)h->growing_offset);
+        damage(log,
+               "offset %llu: the file ends before its metadata (module map, stacks, API names): "
+               "frames and API names cannot be resolved",
+               (unsigned long long)h->growing_offset);
     if (log->damage_unlisted)
         damage(log, "%zu more problems are not listed", log->damage_unlisted);
 }
@@ -529,8 +539,9 @@ uint64_t hsr_event_end(const hsr_event *e)
 const char *hsr_kernel_name(const hsr_log *log, uint32_t id)
 {
     hsr_kname key = {.id = id};
-    const hsr_kname *k =
-        id && log->n_kernel_names ? bsearch(&key, log->kernel_names, log->n_kernel_names, sizeof key, by_kernel_id) : NULL;
+    const hsr_kname *k = id && log->n_kernel_names
+                             ? bsearch(&key, log->kernel_names, log->n_kernel_names, sizeof key, by_kernel_id)
+                             : NULL;
     return k ? k->name : NULL;
 }
 
@@ -540,7 +551,7 @@ const char *hsr_launch_name(const hsr_log *log, const hs_log_launch *l)
     if (name && *name)
         return name;
     return l->kernel_ref == HS_LOG_KREF_GRAPH     ? "(graph)"
-         : l->kernel_ref == HS_LOG_KREF_HOST_FN   ? "(host function)"
+           : l->kernel_ref == HS_LOG_KREF_HOST_FN ? "(host function)"
                                                   : "(unknown kernel)";
 }
 

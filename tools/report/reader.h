@@ -21,7 +21,7 @@ typedef struct hsr_module {
 typedef struct hsr_stack {
     uint32_t id;
     uint32_t n_frames;
-    const uint8_t *frames;           /* n_frames little-endian uint64, unaligned */
+    const uint8_t *frames; /* n_frames little-endian uint64, unaligned */
 } hsr_stack;
 
 typedef struct hsr_kname {
@@ -31,7 +31,7 @@ typedef struct hsr_kname {
 
 typedef struct hsr_log {
     char *path;
-    uint64_t size;                   /* of the file or buffer */
+    uint64_t size; /* of the file or buffer */
     hs_log_file_header header;
     bool header_ok;
     /* The header's strings, each cut at its field's size: a field may lack its terminator. */
@@ -40,37 +40,37 @@ typedef struct hsr_log {
     char command_line[sizeof(((hs_log_file_header *)0)->command_line) + 1];
     char options[sizeof(((hs_log_file_header *)0)->options) + 1];
     char environment[sizeof(((hs_log_file_header *)0)->environment) + 1]; /* "NAME=value" lines */
-    uint8_t **blocks;                /* the chunks' records read from a file (records point into them) */
+    uint8_t **blocks; /* the chunks' records read from a file (records point into them) */
     size_t n_blocks, blocks_cap;
     hsr_module *modules;
     int n_modules;
     size_t modules_cap;
-    hsr_stack *stacks;               /* sorted by id */
+    hsr_stack *stacks; /* sorted by id */
     size_t n_stacks, stacks_cap;
-    char **api_names;                /* by api number */
+    char **api_names; /* by api number */
     int n_api_names;
     size_t api_names_cap;
-    hsr_kname *kernel_names;         /* KERNEL_NAME records, sorted by id */
+    hsr_kname *kernel_names; /* KERNEL_NAME records, sorted by id */
     size_t n_kernel_names, kernel_names_cap;
-    char **damage;                   /* one message per problem, with the file offset */
+    char **damage; /* one message per problem, with the file offset */
     int n_damage;
     size_t damage_cap, damage_unlisted;
-    void *symbolizer;                /* symbolize.c's state for this log */
+    void *symbolizer; /* symbolize.c's state for this log */
 } hsr_log;
 
 /* One record of the merged timeline: points into its log's data. */
 typedef struct hsr_event {
     uint64_t time_ns;
-    const void *rec;                 /* hs_log_copy, hs_log_alloc, ... (packed, unaligned) */
-    uint32_t log;                    /* index into hsr_set.logs */
-    uint16_t type;                   /* HS_LOG_* */
+    const void *rec; /* hs_log_copy, hs_log_alloc, ... (packed, unaligned) */
+    uint32_t log;    /* index into hsr_set.logs */
+    uint16_t type;   /* HS_LOG_* */
 } hsr_event;
 
 typedef struct hsr_set {
     hsr_log *logs;
     int n_logs;
     size_t logs_cap;
-    hsr_event *events;               /* every event record of every log, by time */
+    hsr_event *events; /* every event record of every log, by time */
     size_t n_events, events_cap;
 } hsr_set;
 
@@ -91,10 +91,10 @@ const char *hsr_api_name(const hsr_log *log, uint16_t api);
 const char *hsr_kind_name(unsigned kind);
 unsigned hsr_kind_count(void);
 const char *hsr_direction_name(unsigned dir);
-uint64_t hsr_event_end(const hsr_event *e);   /* end time of copies, syncs and launches, else time_ns */
+uint64_t hsr_event_end(const hsr_event *e); /* end time of copies, syncs and launches, else time_ns */
 
 /* Launches (the reader has checked n_args against the record's size: args are safe to read). */
-const char *hsr_kernel_name(const hsr_log *log, uint32_t id);    /* NULL when the log does not name it */
+const char *hsr_kernel_name(const hsr_log *log, uint32_t id); /* NULL when the log does not name it */
 /* What a launch ran: its kernel's name, else "(graph)", "(host function)" or "(unknown kernel)". */
 const char *hsr_launch_name(const hsr_log *log, const hs_log_launch *l);
 hs_log_launch_arg hsr_launch_arg(const hs_log_launch *l, unsigned i);
@@ -107,7 +107,7 @@ const char *hsr_arg_state_name(unsigned state); /* "live", "freed", "unknown" */
 typedef struct hsr_finding_parts {
     bool has_cause, has_race, has_uninit;
     char cause_rule[HS_LOG_PART_TEXT_MAX + 1], cause[HS_LOG_PART_TEXT_MAX + 1];
-    hs_log_race race;                /* copied out: aligned */
+    hs_log_race race; /* copied out: aligned */
     char mine_kernel[HS_LOG_PART_TEXT_MAX + 1], other_kernel[HS_LOG_PART_TEXT_MAX + 1];
     hs_log_uninit uninit;
     char last_write_kernel[HS_LOG_PART_TEXT_MAX + 1];

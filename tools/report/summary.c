@@ -5,7 +5,10 @@
 #include <uthash.h>
 
 typedef struct live_alloc {
-    struct { uint32_t log; uint64_t id; } key;
+    struct {
+        uint32_t log;
+        uint64_t id;
+    } key;
     const hs_log_alloc *alloc;
     bool device;
     UT_hash_handle hh;
@@ -13,19 +16,26 @@ typedef struct live_alloc {
 
 /* Launches counted by log and kernel-name id (id 0: by kernel_ref) while the timeline is read. */
 typedef struct kernel_tally {
-    struct { uint32_t log; uint32_t ref; uint32_t id; } key;
+    struct {
+        uint32_t log;
+        uint32_t ref;
+        uint32_t id;
+    } key;
     const char *name;
     uint64_t launches;
     UT_hash_handle hh;
 } kernel_tally;
 
-static void count_launch(hsr_summary *s, kernel_tally **tally, const hsr_log *log, uint32_t index, const hs_log_launch *l)
+static void count_launch(hsr_summary *s, kernel_tally **tally, const hsr_log *log, uint32_t index,
+                         const hs_log_launch *l)
 {
     kernel_tally key, *t = NULL;
     memset(&key, 0, sizeof key);
     key.key.log = index;
     key.key.id = l->name;
-    key.key.ref = !l->name && (l->kernel_ref == HS_LOG_KREF_GRAPH || l->kernel_ref == HS_LOG_KREF_HOST_FN) ? l->kernel_ref : 0;
+    key.key.ref = !l->name && (l->kernel_ref == HS_LOG_KREF_GRAPH || l->kernel_ref == HS_LOG_KREF_HOST_FN)
+                      ? l->kernel_ref
+                      : 0;
     HASH_FIND(hh, *tally, &key.key, sizeof key.key, t);
     if (!t) {
         if (!(t = calloc(1, sizeof *t)))
@@ -52,12 +62,13 @@ static void list_kernels(hsr_summary *s, kernel_tally **tally)
     kernel_tally *t, *tmp;
     int *room = s->launches_by_log ? calloc((size_t)s->n_launch_logs, sizeof *room) : NULL;
     HASH_ITER(hh, *tally, t, tmp)
-        if (room)
-            room[t->key.log]++;
+    if (room)
+        room[t->key.log]++;
     for (int i = 0; room && i < s->n_launch_logs; i++)
         if (room[i] && !(s->launches_by_log[i].kernels = malloc((size_t)room[i] * sizeof(hsr_kernel_count))))
             room[i] = 0;
-    HASH_ITER(hh, *tally, t, tmp) {
+    HASH_ITER(hh, *tally, t, tmp)
+    {
         hsr_log_launches *per = room && room[t->key.log] ? &s->launches_by_log[t->key.log] : NULL;
         if (per)
             per->kernels[per->n_kernels++] = (hsr_kernel_count){t->name, t->launches};
@@ -67,13 +78,14 @@ static void list_kernels(hsr_summary *s, kernel_tally **tally)
     free(room);
     for (int i = 0; s->launches_by_log && i < s->n_launch_logs; i++)
         if (s->launches_by_log[i].n_kernels > 1)
-            qsort(s->launches_by_log[i].kernels, s->launches_by_log[i].n_kernels, sizeof(hsr_kernel_count), by_launches);
+            qsort(s->launches_by_log[i].kernels, s->launches_by_log[i].n_kernels, sizeof(hsr_kernel_count),
+                  by_launches);
 }
 
 /* Calls are counted by log and api number as the timeline is read (one slot per name the log
  * gives, and one for the numbers it does not name), then merged by name. */
 typedef struct api_calls {
-    uint64_t **by_log;               /* by_log[log][api], api n_api_names: unnamed */
+    uint64_t **by_log; /* by_log[log][api], api n_api_names: unnamed */
     int n_logs;
 } api_calls;
 
@@ -113,7 +125,8 @@ static void list_apis(hsr_summary *s, const hsr_set *set, api_calls *c)
     free(c->by_log);
     size_t n = HASH_COUNT(totals);
     s->apis = n ? malloc(n * sizeof *s->apis) : NULL;
-    HASH_ITER(hh, totals, t, tmp) {
+    HASH_ITER(hh, totals, t, tmp)
+    {
         if (s->apis)
             s->apis[s->n_apis++] = (hsr_api_count){t->name, t->calls};
         HASH_DEL(totals, t);
@@ -221,12 +234,8 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             count_api(&calls, log, e->log, ((const hs_log_sync *)e->rec)->api);
             s->syncs++;
             break;
-        case HS_LOG_STREAM:
-            count_api(&calls, log, e->log, ((const hs_log_stream *)e->rec)->api);
-            break;
-        case HS_LOG_EVENT:
-            count_api(&calls, log, e->log, ((const hs_log_event *)e->rec)->api);
-            break;
+        case HS_LOG_STREAM: count_api(&calls, log, e->log, ((const hs_log_stream *)e->rec)->api); break;
+        case HS_LOG_EVENT: count_api(&calls, log, e->log, ((const hs_log_event *)e->rec)->api); break;
         case HS_LOG_ALLOC: {
             const hs_log_alloc *a = e->rec;
             count_api(&calls, log, e->log, a->api);
@@ -275,7 +284,8 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
             count_api(&calls, log, e->log, l->api);
             count_launch(s, &tally, log, e->log, l);
             if (l->first_finding)
-                add_ref(&s->finding_launches, &s->n_finding_launches, &finding_launch_cap, e->log, l->first_finding, i, l);
+                add_ref(&s->finding_launches, &s->n_finding_launches, &finding_launch_cap, e->log, l->first_finding, i,
+                        l);
             break;
         }
         case HS_LOG_GPU_FAULT:
@@ -289,8 +299,7 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
                 s->findings_by_kind[f->kind]++;
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
     list_apis(s, set, &calls);
@@ -304,7 +313,8 @@ void hsr_summarize(const hsr_set *set, hsr_summary *s)
     live_alloc *l, *tmp;
     size_t n = HASH_COUNT(live);
     s->leaks = n ? calloc(n, sizeof *s->leaks) : NULL;
-    HASH_ITER(hh, live, l, tmp) {
+    HASH_ITER(hh, live, l, tmp)
+    {
         if (s->leaks) {
             s->leaks[s->n_leaks++] = (hsr_leak){l->key.log, l->alloc};
             s->leaked_bytes += l->alloc->size;

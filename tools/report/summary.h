@@ -18,18 +18,18 @@ typedef struct hsr_leak {
 typedef struct hsr_memory_point {
     uint64_t time_ns;
     uint32_t log;
-    uint64_t bytes;                  /* device memory in use in all logs together, after this event */
+    uint64_t bytes; /* device memory in use in all logs together, after this event */
 } hsr_memory_point;
 
 typedef struct hsr_kernel_count {
-    const char *name;                /* hsr_launch_name(): points into the log */
+    const char *name; /* hsr_launch_name(): points into the log */
     uint64_t launches;
 } hsr_kernel_count;
 
 /* One log's launches, by what they ran. */
 typedef struct hsr_log_launches {
     uint64_t launches;
-    hsr_kernel_count *kernels;       /* most launched first, then by name */
+    hsr_kernel_count *kernels; /* most launched first, then by name */
     int n_kernels;
 } hsr_log_launches;
 
@@ -37,31 +37,31 @@ typedef struct hsr_log_launches {
  * launch), the GPU fault that explains it. */
 typedef struct hsr_finding_ref {
     uint32_t log;
-    uint32_t finding;                /* the finding's seq in that log */
-    size_t event;                    /* the record's place in the timeline: the first one wins */
+    uint32_t finding; /* the finding's seq in that log */
+    size_t event;     /* the record's place in the timeline: the first one wins */
     const void *rec;
 } hsr_finding_ref;
 
 typedef struct hsr_summary {
-    hsr_api_count *apis;             /* most called first */
+    hsr_api_count *apis; /* most called first */
     int n_apis;
     uint64_t copies, memsets, allocs, frees, syncs, findings, launches;
     hsr_log_launches *launches_by_log; /* n_launch_logs: one per log of the set */
     int n_launch_logs;
     hsr_finding_ref *finding_launches; /* sorted by log, finding, event */
     size_t n_finding_launches;
-    hsr_finding_ref *finding_faults;   /* GPU_FAULT records, sorted the same way */
+    hsr_finding_ref *finding_faults; /* GPU_FAULT records, sorted the same way */
     size_t n_finding_faults;
     uint64_t copies_by_dir[5], bytes_by_dir[5];
     uint64_t peak_device_bytes, peak_time_ns;
-    uint64_t *findings_by_kind;      /* hsr_kind_count() entries */
+    uint64_t *findings_by_kind; /* hsr_kind_count() entries */
     hsr_leak *leaks;
     size_t n_leaks;
     uint64_t leaked_bytes;
-    hsr_memory_point *memory;        /* one point per device alloc/free */
+    hsr_memory_point *memory; /* one point per device alloc/free */
     size_t n_memory;
     uint64_t first_ns, last_ns;
-    bool any_ring;                   /* some log kept only its last events */
+    bool any_ring; /* some log kept only its last events */
 } hsr_summary;
 
 void hsr_summarize(const hsr_set *set, hsr_summary *s);

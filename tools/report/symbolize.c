@@ -326,7 +326,8 @@ void hsr_symbolizer_free(hsr_log *log)
     if (!s)
         return;
     cached_frame *c, *tmp;
-    HASH_ITER(hh, s->cache, c, tmp) {
+    HASH_ITER(hh, s->cache, c, tmp)
+    {
         HASH_DEL(s->cache, c);
         free(c);
     }

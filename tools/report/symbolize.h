@@ -6,11 +6,11 @@
 #include "reader.h"
 
 typedef struct hsr_frame_info {
-    char function[256];   /* "??" when unknown */
-    char file[512];       /* "" when no line information */
+    char function[256]; /* "??" when unknown */
+    char file[512];     /* "" when no line information */
     int line;
-    char module[512];     /* the object's path, "" when no module holds the address */
-    uint64_t offset;      /* pc - function start, or pc - module bias */
+    char module[512]; /* the object's path, "" when no module holds the address */
+    uint64_t offset;  /* pc - function start, or pc - module bias */
 } hsr_frame_info;
 
 void hsr_symbolize(hsr_log *log, uint64_t pc, hsr_frame_info *out);

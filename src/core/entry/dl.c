@@ -69,7 +69,7 @@ HS_NO_SANITIZE static const void *dyn_ptr(ElfW(Addr) base, ElfW(Addr) p)
 }
 
 /* name's address in the object loaded at base whose dynamic section is dyn, or NULL. */
-HS_NO_SANITIZE static void *lookup_in(ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)
+HS_NO_SANITIZE static void *lookup_in(ElfW(Addr) base, const ElfW(Dyn) * dyn, const char *name)
 {
     const ElfW(Sym) *symtab = NULL;
     const char *strtab = NULL;
@@ -107,7 +107,7 @@ HS_NO_SANITIZE static void *lookup_in(ElfW(Addr) base, const ElfW(Dyn) *dyn, con
 }
 
 /* One loaded object: looked in if it is the C library or libdl.  True when the search is over. */
-HS_NO_SANITIZE static bool search_in(find_symbol *f, ElfW(Addr) base, const char *path, const ElfW(Dyn) *dyn)
+HS_NO_SANITIZE static bool search_in(find_symbol *f, ElfW(Addr) base, const char *path, const ElfW(Dyn) * dyn)
 {
     const char *file = path ? path : "";
     for (const char *c = file; *c; c++)
@@ -197,8 +197,8 @@ __attribute__((optimize("optimize-sibling-calls"))) HS_NO_SANITIZE HS_EXPORT voi
 }
 
 __attribute__((optimize("optimize-sibling-calls"))) HS_NO_SANITIZE HS_EXPORT void *dlvsym(void *handle,
-                                                                                      const char *name,
-                                                                                      const char *version)
+                                                                                          const char *name,
+                                                                                          const char *version)
 {
     dlvsym_fn real = real_dlvsym();
     if (PSEUDO_HANDLE(handle) || HS_UNLIKELY(!real))

@@ -13,14 +13,14 @@
 #define P(x) ((uintptr_t)(x))
 
 /* A launch: the kernel, how it is named (hs_kernel_ref), its geometry and its arguments. */
-#define HS_LAUNCH_XYZ(f, ref, gx, gy, gz, bx, by, bz, shm, params)                                     \
-    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = ref, .grid = {gx, gy, gz},          \
-    .block = {bx, by, bz}, .shmem = (shm), .kernel_params = (params)
+#define HS_LAUNCH_XYZ(f, ref, gx, gy, gz, bx, by, bz, shm, params)                                                     \
+    .op = HS_OP_LAUNCH, .kernel = (const void *)(f), .kernel_ref = ref, .grid = {gx, gy, gz}, .block = {bx, by, bz},   \
+    .shmem = (shm), .kernel_params = (params)
 /* The same with grid and block as dim3 (x, y, z). */
-#define HS_LAUNCH_DIM3(f, ref, grid_, block_, shm, params)                                             \
+#define HS_LAUNCH_DIM3(f, ref, grid_, block_, shm, params)                                                             \
     HS_LAUNCH_XYZ(f, ref, (grid_).x, (grid_).y, (grid_).z, (block_).x, (block_).y, (block_).z, shm, params)
 /* A launch of a function (a module's, by handle) with its geometry spelled out. */
-#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                             \
+#define KERNEL_XYZ(f, gx, gy, gz, bx, by, bz, shm, params)                                                             \
     HS_LAUNCH_XYZ(f, HS_KREF_FUNCTION, gx, gy, gz, bx, by, bz, shm, params)
 
 /* A module launch's `extra`: {BUFFER_POINTER, buf, BUFFER_SIZE, &size, END}, each vendor's keys. */
@@ -34,11 +34,14 @@ static inline const void *hs_extra_param(void **extra, void *key, void *end)
 
 static inline size_t hs_extra_size(const void *p) { return p ? *(const size_t *)p : 0; }
 
-#define HS_EXTRA_BUFFER(extra, pointer_key, size_key, end)                                             \
-    .arg_buffer = hs_extra_param(extra, pointer_key, end),                                             \
+#define HS_EXTRA_BUFFER(extra, pointer_key, size_key, end)                                                             \
+    .arg_buffer = hs_extra_param(extra, pointer_key, end),                                                             \
     .arg_buffer_size = hs_extra_size(hs_extra_param(extra, size_key, end))
 
 /* The HIP runtime's sonames, newest first: an initializer for a NULL-ended array. */
-#define HS_HIP_SONAMES {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL}
+#define HS_HIP_SONAMES                                                                                                 \
+    {                                                                                                                  \
+        "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL                             \
+    }
 
 #endif

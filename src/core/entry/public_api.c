@@ -54,5 +54,6 @@ HS_EXPORT int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, co
 HS_EXPORT int hipshadow_transpose2d_impl(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size,
                                          void *stream)
 {
-    return hipshadow_transpose2d_pitched_impl(dst, rows * elem_size, src, cols * elem_size, rows, cols, elem_size, stream);
+    return hipshadow_transpose2d_pitched_impl(dst, rows * elem_size, src, cols * elem_size, rows, cols, elem_size,
+                                              stream);
 }

@@ -22,85 +22,89 @@
  * returns when the runtime lacks the symbol; resolve: a statement that resolves the layer's real
  * functions (once).  A lookup (HS_OP_LOOKUP: get-proc-address) hands out wrappers even when the
  * guard is held, since the runtime's own lookups run under wrapped calls. */
-#define HS_CALL_OF(api_id, ...) {.api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__}
+#define HS_CALL_OF(api_id, ...)                                                                                        \
+    {                                                                                                                  \
+        .api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__                                   \
+    }
 
 /* `call` is what a front-end's args may name (REDZONE, HOST_FN_ARGS); where they do not, the
  * compiler drops it.  quick_ is read field by field, never whole, so the fast path of a clean
  * copy never builds the 352-byte description. */
-#define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, resolve, ...)                  \
-    HS_EXPORT ret_t name params                                                                      \
-    {                                                                                                \
-        resolve;                                                                                     \
-        if (HS_UNLIKELY(!real_##name))                                                               \
-            return missing;                                                                          \
-        const hs_call quick_ = {.api = api_id, __VA_ARGS__};                                         \
-        void *host_box_ = NULL; /* a host function's box, once hs_before made it (HOST_FN_ARGS) */  \
-        (void)host_box_;                                                                             \
-        if (!hs_enter()) {                                                                           \
-            const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                    \
-            (void)call;                                                                              \
-            ret_t r = real_##name args;                                                              \
-            if (quick_.op == HS_OP_LOOKUP && (int)r == 0)                                            \
-                hs_lookup_redirect(quick_.lookup_result);                                            \
-            return r;                                                                                \
-        }                                                                                            \
-        if (quick_.op == HS_OP_COPY) {                                                               \
-            const hs_copy_args a_ = HS_COPY_ARGS(quick_);                                            \
-            if (hs_fast_copy_clean(&a_)) {                                                           \
-                const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                \
-                (void)call;                                                                          \
-                ret_t r = real_##name args;                                                          \
-                hs_own_forwarded(api_id, (int)r);                                                    \
-                if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                               \
-                    const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                        \
-                    int errno_ = errno;                                                              \
-                    r = (ret_t)hs_fast_copy_refused(&refused_, (int)r);                              \
-                    errno = errno_;                                                                  \
-                }                                                                                    \
-                hs_leave();                                                                          \
-                return r;                                                                            \
-            }                                                                                        \
-        }                                                                                            \
-        const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                        \
-        /* the slot of this wrapper's return address: event stacks are cached by it (stacks.c) */    \
-        hs_stack_entry((uintptr_t)__builtin_frame_address(0) + sizeof(void *));                     \
-        int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */ \
-        hs_call_state st;                                                                            \
-        hs_decision d_ = hs_before(&call, &st);                                                      \
-        host_box_ = st.host_box;                                                                     \
-        hs_own_end(); /* the program's call meets the runtime as hipshadow found it */               \
-        errno = errno_;                                                                              \
-        ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked; \
-        errno_ = errno;                                                                              \
-        if (d_ == HS_FORWARD)                                                                        \
-            hs_own_forwarded(api_id, (int)r);                                                        \
-        else if (d_ == HS_BLOCK)                                                                     \
-            hs_own_blocked(api_id, (int)r);                                                          \
-        if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                  \
-            hs_lookup_redirect(call.lookup_result);                                                  \
-        if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                 \
-            errno = errno_;                                                                          \
-            r = real_##name args; /* the allocation with a redzone failed: again, without one */ \
-            errno_ = errno;                                                                          \
-            hs_own_forwarded(api_id, (int)r);                                                        \
-        }                                                                                            \
-        r = (ret_t)hs_after(&call, &st, (int)r);                                                     \
-        hs_leave();                                                                                  \
-        errno = errno_;                                                                              \
-        return r;                                                                                    \
+#define HS_WRAPPER(ret_t, name, params, args, api_id, blocked, missing, resolve, ...)                                  \
+    HS_EXPORT ret_t name params                                                                                        \
+    {                                                                                                                  \
+        resolve;                                                                                                       \
+        if (HS_UNLIKELY(!real_##name))                                                                                 \
+            return missing;                                                                                            \
+        const hs_call quick_ = {.api = api_id, __VA_ARGS__};                                                           \
+        void *host_box_ = NULL; /* a host function's box, once hs_before made it (HOST_FN_ARGS) */                     \
+        (void)host_box_;                                                                                               \
+        if (!hs_enter()) {                                                                                             \
+            const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
+            (void)call;                                                                                                \
+            ret_t r = real_##name args;                                                                                \
+            if (quick_.op == HS_OP_LOOKUP && (int)r == 0)                                                              \
+                hs_lookup_redirect(quick_.lookup_result);                                                              \
+            return r;                                                                                                  \
+        }                                                                                                              \
+        if (quick_.op == HS_OP_COPY) {                                                                                 \
+            const hs_copy_args a_ = HS_COPY_ARGS(quick_);                                                              \
+            if (hs_fast_copy_clean(&a_)) {                                                                             \
+                const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                  \
+                (void)call;                                                                                            \
+                ret_t r = real_##name args;                                                                            \
+                hs_own_forwarded(api_id, (int)r);                                                                      \
+                if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                                                 \
+                    const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
+                    int errno_ = errno;                                                                                \
+                    r = (ret_t)hs_fast_copy_refused(&refused_, (int)r);                                                \
+                    errno = errno_;                                                                                    \
+                }                                                                                                      \
+                hs_leave();                                                                                            \
+                return r;                                                                                              \
+            }                                                                                                          \
+        }                                                                                                              \
+        const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                          \
+        /* the slot of this wrapper's return address: event stacks are cached by it (stacks.c) */                      \
+        hs_stack_entry((uintptr_t)__builtin_frame_address(0) + sizeof(void *));                                        \
+        int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */                \
+        hs_call_state st;                                                                                              \
+        hs_decision d_ = hs_before(&call, &st);                                                                        \
+        host_box_ = st.host_box;                                                                                       \
+        hs_own_end(); /* the program's call meets the runtime as hipshadow found it */                                 \
+        errno = errno_;                                                                                                \
+        ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked;         \
+        errno_ = errno;                                                                                                \
+        if (d_ == HS_FORWARD)                                                                                          \
+            hs_own_forwarded(api_id, (int)r);                                                                          \
+        else if (d_ == HS_BLOCK)                                                                                       \
+            hs_own_blocked(api_id, (int)r);                                                                            \
+        if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                                    \
+            hs_lookup_redirect(call.lookup_result);                                                                    \
+        if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                                   \
+            errno = errno_;                                                                                            \
+            r = real_##name args; /* the allocation with a redzone failed: again, without one */                       \
+            errno_ = errno;                                                                                            \
+            hs_own_forwarded(api_id, (int)r);                                                                          \
+        }                                                                                                              \
+        r = (ret_t)hs_after(&call, &st, (int)r);                                                                       \
+        hs_leave();                                                                                                    \
+        errno = errno_;                                                                                                \
+        return r;                                                                                                      \
     }
 
 /* The bytes touched by `height` rows of `width` bytes, `pitch` apart. */
-#define HS_EXTENT_2D(pitch, width, height) ((height) ? ((height) - 1) * (pitch) + (width) : 0)
+#define HS_EXTENT_2D(pitch, width, height) ((height) ? ((height)-1) * (pitch) + (width) : 0)
 /* Pitched geometry, as the runtime validates it (its rules explain a refusal: runtime_rules.c). */
-#define HS_PITCHED(dpitch, spitch, width_, rows) \
+#define HS_PITCHED(dpitch, spitch, width_, rows)                                                                       \
     .width = (width_), .height = (rows), .dst_pitch = (dpitch), .src_pitch = (spitch)
 /* A 2-D copy's description: the extents the range checks use, and its geometry.  A 2-D memset
  * names no source (its pitch 0). */
-#define HS_COPY_2D(dpitch, spitch, width_, height_)                                                                \
-    .dst_extent = HS_EXTENT_2D(dpitch, width_, height_), .src_extent = HS_EXTENT_2D(spitch, width_, height_),     \
+#define HS_COPY_2D(dpitch, spitch, width_, height_)                                                                    \
+    .dst_extent = HS_EXTENT_2D(dpitch, width_, height_), .src_extent = HS_EXTENT_2D(spitch, width_, height_),          \
     HS_PITCHED(dpitch, spitch, width_, height_)
-#define HS_MEMSET_2D(pitch, width_, height_) .dst_extent = HS_EXTENT_2D(pitch, width_, height_), HS_PITCHED(pitch, 0, width_, height_)
+#define HS_MEMSET_2D(pitch, width_, height_)                                                                           \
+    .dst_extent = HS_EXTENT_2D(pitch, width_, height_), HS_PITCHED(pitch, 0, width_, height_)
 
 /* A device allocation's size as forwarded: with the redzone (redzones=N) at the outermost call. */
 #define REDZONE(size) hs_redzone_padded(&call, size)
@@ -108,10 +112,10 @@
 /* A host function's arguments as forwarded: hipshadow's trampoline and box when hs_before made
  * the box (the launch is modelled: host_box_), else the program's own function and data.  The
  * box is made there, not in the call's description, which the wrapper builds more than once. */
-#define HOST_FN_ARGS(fn_type, fn, data) \
+#define HOST_FN_ARGS(fn_type, fn, data)                                                                                \
     host_box_ ? (fn_type)hs_order_host_fn_trampoline : (fn), host_box_ ? host_box_ : (data)
 /* The same for a stream callback (stream, status, data). */
-#define STREAM_CALLBACK_ARGS(cb_type, cb, data) \
+#define STREAM_CALLBACK_ARGS(cb_type, cb, data)                                                                        \
     host_box_ ? (cb_type)hs_order_stream_callback_trampoline : (cb), host_box_ ? host_box_ : (data)
 
 /* dlsym(RTLD_NEXT, name), or, when the runtime was dlopen'ed with RTLD_LOCAL (as Python

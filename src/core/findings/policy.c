@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 typedef struct suppression {
-    int kind;          /* -1 = any kind */
-    char *pattern;     /* glob over the api name, the kernel's name (launches) and every frame of the call stack */
+    int kind;      /* -1 = any kind */
+    char *pattern; /* glob over the api name, the kernel's name (launches) and every frame of the call stack */
 } suppression;
 
 static struct {
@@ -25,8 +25,8 @@ static struct {
     int n_rules;
     atomic_uint_least64_t counts[HS_KIND_COUNT];
     atomic_uint_least64_t errors;
-    atomic_bool summarised;    /* the exit summary was printed */
-    atomic_bool device_fault;  /* a sticky device fault was reported */
+    atomic_bool summarised;   /* the exit summary was printed */
+    atomic_bool device_fault; /* a sticky device fault was reported */
 } pol;
 
 static int kind_by_name(const char *name)
@@ -90,12 +90,11 @@ static void load_suppressions(const char *path)
     free(line);
     fclose(f);
     if (bad == 1)
-        hs_say("hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path,
-               first_bad);
+        hs_say("hipshadow: %s:%d: expected 'kind:pattern' with a known kind or '*'; line ignored\n", path, first_bad);
     else if (bad > 1)
         hs_say("hipshadow: option 'suppressions': %d lines of '%s' are not 'kind:pattern' with a known kind "
-               "or '*' (the first is line %d); they are ignored%s\n", bad, path, first_bad,
-               pol.n_rules ? "" : ", and no findings are suppressed");
+               "or '*' (the first is line %d); they are ignored%s\n",
+               bad, path, first_bad, pol.n_rules ? "" : ", and no findings are suppressed");
 }
 
 void hs_policy_init(const hs_options *o)

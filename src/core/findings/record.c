@@ -19,10 +19,15 @@ static void *begin_zeroed(uint16_t type, uint32_t size)
     return r;
 }
 
-static uint64_t alloc_id_of(const hs_side *s) { return s->where == HS_WHERE_LIVE || s->where == HS_WHERE_FREED ? s->alloc.id : 0; }
+static uint64_t alloc_id_of(const hs_side *s)
+{
+    return s->where == HS_WHERE_LIVE || s->where == HS_WHERE_FREED ? s->alloc.id : 0;
+}
 static uint64_t offset_of(const hs_side *s)
 {
-    return (s->where != HS_WHERE_NONE || s->runtime_known || s->unmapped) && s->ptr >= s->alloc.base ? s->ptr - s->alloc.base : 0;
+    return (s->where != HS_WHERE_NONE || s->runtime_known || s->unmapped) && s->ptr >= s->alloc.base
+               ? s->ptr - s->alloc.base
+               : 0;
 }
 
 void hs_record_start(hs_call_state *st)
@@ -131,7 +136,8 @@ void hs_record_stream(const hs_call *c, hs_call_state *st, int result)
     r->thread = hs_thread_id();
     r->api = c->api;
     r->op = c->op == HS_OP_STREAM_CREATE ? HS_LOG_STREAM_CREATE : HS_LOG_STREAM_DESTROY;
-    r->stream = c->op == HS_OP_STREAM_CREATE ? (c->out_stream && result == 0 ? *(uintptr_t *)c->out_stream : 0) : c->stream;
+    r->stream = c->op == HS_OP_STREAM_CREATE ? (c->out_stream && result == 0 ? *(uintptr_t *)c->out_stream : 0)
+                                             : c->stream;
     r->stack = st->stack;
     r->result = result;
     hs_log_commit(r);
@@ -155,8 +161,14 @@ static void record_event(const hs_call *c, hs_call_state *st, int result, uint8_
 void hs_record_event_create(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_CREATE); }
 void hs_record_event_record(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_RECORD); }
 void hs_record_stream_wait(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_WAIT); }
-void hs_record_event_destroy(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_EVENT_DESTROY); }
-void hs_record_capture_begin(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_BEGIN); }
+void hs_record_event_destroy(const hs_call *c, hs_call_state *st, int r)
+{
+    record_event(c, st, r, HS_LOG_EVENT_DESTROY);
+}
+void hs_record_capture_begin(const hs_call *c, hs_call_state *st, int r)
+{
+    record_event(c, st, r, HS_LOG_CAPTURE_BEGIN);
+}
 void hs_record_capture_end(const hs_call *c, hs_call_state *st, int r) { record_event(c, st, r, HS_LOG_CAPTURE_END); }
 
 /* The core's launch enums are the log's numbers. */
@@ -216,8 +228,12 @@ void hs_record_launch(const hs_call *c, hs_call_state *st, int result)
     hs_log_launch_arg *a = (hs_log_launch_arg *)(r + 1);
     for (unsigned i = 0; i < n; i++) {
         const hs_launch_arg *x = &f->args[i];
-        a[i] = (hs_log_launch_arg){.index = x->index, .state = x->state, .how = x->how, .alloc_id = x->alloc_id,
-                                   .offset = x->offset, .value = x->value};
+        a[i] = (hs_log_launch_arg){.index = x->index,
+                                   .state = x->state,
+                                   .how = x->how,
+                                   .alloc_id = x->alloc_id,
+                                   .offset = x->offset,
+                                   .value = x->value};
     }
     hs_log_commit(r);
 }
@@ -237,12 +253,22 @@ static uint8_t access_op(uint8_t op)
 
 static hs_log_access log_access(const hs_access *a)
 {
-    return (hs_log_access){.lo = a->lo, .hi = a->hi, .seq = a->seq, .time_ns = a->time_ns, .bytes = a->bytes,
-                           .stream = a->stream, .caller = a->caller, .stack = a->stack, .thread = a->thread,
-                           .api = a->api, .op = access_op(a->op), .arg = a->arg,
-                           .flags = (uint8_t)((a->write ? HS_LOG_ACCESS_WRITE : 0) | (a->assumed ? HS_LOG_ACCESS_ASSUMED : 0) |
-                                              (a->launch ? HS_LOG_ACCESS_LAUNCH : 0) | (a->open ? HS_LOG_ACCESS_OPEN : 0)),
-                           .kernel_bytes = a->launch ? text_bytes(a->kernel) : 0};
+    return (hs_log_access){
+        .lo = a->lo,
+        .hi = a->hi,
+        .seq = a->seq,
+        .time_ns = a->time_ns,
+        .bytes = a->bytes,
+        .stream = a->stream,
+        .caller = a->caller,
+        .stack = a->stack,
+        .thread = a->thread,
+        .api = a->api,
+        .op = access_op(a->op),
+        .arg = a->arg,
+        .flags = (uint8_t)((a->write ? HS_LOG_ACCESS_WRITE : 0) | (a->assumed ? HS_LOG_ACCESS_ASSUMED : 0) |
+                           (a->launch ? HS_LOG_ACCESS_LAUNCH : 0) | (a->open ? HS_LOG_ACCESS_OPEN : 0)),
+        .kernel_bytes = a->launch ? text_bytes(a->kernel) : 0};
 }
 
 /* What this finding's parts need (0: none), and the race or uninit they say. */
@@ -260,7 +286,8 @@ static uint32_t parts_size(const hs_event *e, const hs_race **race, const hs_uni
                         (a->race.other.launch ? text_bytes(a->race.other.kernel) : 0));
     } else if (a && e->finding->kind == HS_KIND_UNINITIALIZED_READ && a->has_uninit) {
         *uninit = &a->uninit;
-        n += (uint32_t)(sizeof(hs_log_uninit) + (a->uninit.last_write.launch ? text_bytes(a->uninit.last_write.kernel) : 0));
+        n += (uint32_t)(sizeof(hs_log_uninit) +
+                        (a->uninit.last_write.launch ? text_bytes(a->uninit.last_write.kernel) : 0));
     }
     return n;
 }
@@ -275,25 +302,38 @@ static uint8_t *put_text(uint8_t *p, const char *s, uint16_t n)
 static void write_parts(uint8_t *p, const hs_event *e, const hs_race *race, const hs_uninit *uninit)
 {
     if (e->cause) {
-        hs_log_cause c = {.p = {.kind = HS_LOG_PART_CAUSE}, .rule_bytes = text_bytes(e->cause_rule),
+        hs_log_cause c = {.p = {.kind = HS_LOG_PART_CAUSE},
+                          .rule_bytes = text_bytes(e->cause_rule),
                           .text_bytes = text_bytes(e->cause)};
         c.p.size = (uint32_t)(sizeof c + c.rule_bytes + c.text_bytes);
         memcpy(p, &c, sizeof c);
         p = put_text(put_text(p + sizeof c, e->cause_rule, c.rule_bytes), e->cause, c.text_bytes);
     }
     if (race) {
-        hs_log_race r = {.p = {.kind = HS_LOG_PART_RACE}, .alloc_id = race->alloc_id, .alloc_base = race->alloc_base,
-                         .alloc_size = race->alloc_size, .lo = race->lo, .hi = race->hi,
-                         .mine = log_access(&race->mine), .other = log_access(&race->other)};
+        hs_log_race r = {.p = {.kind = HS_LOG_PART_RACE},
+                         .alloc_id = race->alloc_id,
+                         .alloc_base = race->alloc_base,
+                         .alloc_size = race->alloc_size,
+                         .lo = race->lo,
+                         .hi = race->hi,
+                         .mine = log_access(&race->mine),
+                         .other = log_access(&race->other)};
         r.p.size = (uint32_t)(sizeof r + r.mine.kernel_bytes + r.other.kernel_bytes);
         memcpy(p, &r, sizeof r);
-        p = put_text(put_text(p + sizeof r, race->mine.kernel, r.mine.kernel_bytes), race->other.kernel, r.other.kernel_bytes);
+        p = put_text(put_text(p + sizeof r, race->mine.kernel, r.mine.kernel_bytes), race->other.kernel,
+                     r.other.kernel_bytes);
     }
     if (uninit) {
-        hs_log_uninit u = {.p = {.kind = HS_LOG_PART_UNINIT}, .alloc_id = uninit->alloc_id,
-                           .alloc_base = uninit->alloc_base, .alloc_size = uninit->alloc_size, .lo = uninit->lo,
-                           .hi = uninit->hi, .n_gaps = uninit->n_gaps, .n_written = uninit->n_written,
-                           .has_last_write = uninit->has_last_write, .kernel = e->call->op == HS_OP_LAUNCH};
+        hs_log_uninit u = {.p = {.kind = HS_LOG_PART_UNINIT},
+                           .alloc_id = uninit->alloc_id,
+                           .alloc_base = uninit->alloc_base,
+                           .alloc_size = uninit->alloc_size,
+                           .lo = uninit->lo,
+                           .hi = uninit->hi,
+                           .n_gaps = uninit->n_gaps,
+                           .n_written = uninit->n_written,
+                           .has_last_write = uninit->has_last_write,
+                           .kernel = e->call->op == HS_OP_LAUNCH};
         _Static_assert((int)HS_GAPS_MAX == (int)HS_LOG_UNINIT_RANGES, "an uninitialized-read's ranges fit its part");
         for (int i = 0; i < HS_GAPS_MAX; i++) {
             u.gaps[i][0] = uninit->gaps[i].lo, u.gaps[i][1] = uninit->gaps[i].hi;
@@ -352,9 +392,12 @@ uint32_t hs_record_finding(const hs_event *e, hs_call_state *st)
     return seq;
 }
 
-_Static_assert((int)HS_FAULT_INSIDE == (int)HS_LOG_FAULT_INSIDE && (int)HS_FAULT_PAST_END == (int)HS_LOG_FAULT_PAST_END &&
-               (int)HS_FAULT_BEFORE_START == (int)HS_LOG_FAULT_BEFORE_START && (int)HS_FAULT_FREED == (int)HS_LOG_FAULT_FREED &&
-               (int)HS_FAULT_RESERVED_UNMAPPED == (int)HS_LOG_FAULT_RESERVED_UNMAPPED, "fault places have the log's numbers");
+_Static_assert((int)HS_FAULT_INSIDE == (int)HS_LOG_FAULT_INSIDE &&
+                   (int)HS_FAULT_PAST_END == (int)HS_LOG_FAULT_PAST_END &&
+                   (int)HS_FAULT_BEFORE_START == (int)HS_LOG_FAULT_BEFORE_START &&
+                   (int)HS_FAULT_FREED == (int)HS_LOG_FAULT_FREED &&
+                   (int)HS_FAULT_RESERVED_UNMAPPED == (int)HS_LOG_FAULT_RESERVED_UNMAPPED,
+               "fault places have the log's numbers");
 
 void hs_record_gpu_fault(const hs_event *e, uint32_t finding_seq)
 {

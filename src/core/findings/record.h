@@ -18,7 +18,7 @@ void hs_record_copy_end(const hs_call *c, hs_call_state *st, int result);
 void hs_record_alloc(const hs_call *c, hs_call_state *st, int result);
 void hs_record_free(const hs_call *c, hs_call_state *st, int result);
 void hs_record_sync(const hs_call *c, hs_call_state *st, int result);
-void hs_record_stream(const hs_call *c, hs_call_state *st, int result);   /* create and destroy */
+void hs_record_stream(const hs_call *c, hs_call_state *st, int result); /* create and destroy */
 void hs_record_event_create(const hs_call *c, hs_call_state *st, int result);
 void hs_record_event_record(const hs_call *c, hs_call_state *st, int result);
 void hs_record_stream_wait(const hs_call *c, hs_call_state *st, int result);

@@ -21,14 +21,14 @@
 static struct {
     const hs_options *opt;
     pthread_mutex_t lock;
-    _Atomic uint32_t owner;  /* the thread holding lock (0: none): a signal handler on it must not wait */
-    FILE *text;              /* NULL until the first report */
-    hs_own_fd text_file;     /* text's descriptor when it is report_path's file (own_fd.h) */
-    char text_path[4096];    /* report_path's file this process writes */
+    _Atomic uint32_t owner; /* the thread holding lock (0: none): a signal handler on it must not wait */
+    FILE *text;             /* NULL until the first report */
+    hs_own_fd text_file;    /* text's descriptor when it is report_path's file (own_fd.h) */
+    char text_path[4096];   /* report_path's file this process writes */
     pid_t text_pid;
     long printed;
-    bool environment_said;   /* the environment went out with the first report */
-    atomic_bool cut_said;    /* "... could not be written" was said */
+    bool environment_said; /* the environment went out with the first report */
+    atomic_bool cut_said;  /* "... could not be written" was said */
 } rp = {.lock = PTHREAD_MUTEX_INITIALIZER, .text_file = {.fd = -1}};
 
 void hs_report_init(const hs_options *o)
@@ -83,7 +83,9 @@ static int open_text_file(const char *where)
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         hs_say("hipshadow: option 'report_path': '%s' is %s, not a file; reporting on stderr\n", path,
-               S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
+               S_ISDIR(st.st_mode)   ? "a directory"
+               : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                     : "a device or special file");
         return -1;
     }
     int fd = hs_create_unique(path, O_WRONLY | O_APPEND, rp.text_path, sizeof rp.text_path);
@@ -110,7 +112,8 @@ static FILE *text_out(void)
         if (!text_file_lost())
             return rp.text;
         hs_say("hipshadow: option 'report_path': the program closed the descriptor of '%s'; reporting on "
-               "stderr from now on\n", rp.text_path);
+               "stderr from now on\n",
+               rp.text_path);
         rp.text = hs_stderr_stream();
         return rp.text;
     }
@@ -126,8 +129,8 @@ static FILE *text_out(void)
         rp.text = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (!rp.text) {
             if (fd >= 0) {
-                hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n",
-                       rp.text_path, strerror(errno));
+                hs_say("hipshadow: option 'report_path': cannot open '%s': %s; reporting on stderr\n", rp.text_path,
+                       strerror(errno));
                 hs_own_fd_release(&rp.text_file);
             }
             rp.text = hs_stderr_stream();
@@ -144,8 +147,8 @@ static bool text_failed(FILE *f)
     if (f == hs_stderr_stream() || (!ferror(f) && fflush(f) == 0))
         return false;
     int err = errno ? errno : EIO;
-    hs_say("hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n",
-           rp.text_path, strerror(err));
+    hs_say("hipshadow: option 'report_path': cannot write to '%s': %s; reporting on stderr from now on\n", rp.text_path,
+           strerror(err));
     rp.text = hs_stderr_stream();
     return true;
 }
@@ -205,7 +208,10 @@ static size_t format_summary(char *buf, size_t cap, const uint64_t counts[HS_KIN
 
 void hs_report_finding(const hs_event *e) { hs_run_deep(report_finding, (void *)e); }
 
-typedef struct summary_args { const char *line; size_t len; } summary_args;
+typedef struct summary_args {
+    const char *line;
+    size_t len;
+} summary_args;
 
 /* How long the SUMMARY waits for another thread's report to end (it is being written, so it
  * ends; a thread stopped for good while writing one must not stop the exit). */
@@ -221,7 +227,8 @@ static void report_summary(void *arg)
         hs_write_all(2, "\n", 1);
         if (!atomic_exchange(&rp.cut_said, true))
             hs_say("hipshadow: another thread held the report for %d s at exit: the SUMMARY goes straight to "
-                   "stderr\n", SUMMARY_WAIT_S);
+                   "stderr\n",
+                   SUMMARY_WAIT_S);
         hs_write_all(2, a->line, a->len);
         return;
     }
@@ -240,7 +247,7 @@ void hs_report_summary(const uint64_t counts[HS_KIND_COUNT], uint64_t errors, ui
 {
     char line[2048];
     summary_args a = {line, format_summary(line, sizeof line, counts, errors, calls_checked)};
-    if (held_here()) { /* exit() from a signal handler that interrupted this thread's report */
+    if (held_here()) {            /* exit() from a signal handler that interrupted this thread's report */
         hs_write_all(2, "\n", 1); /* the report may have stopped in the middle of a line */
         say_cut("exit came while this thread was writing a report (exit() from a signal handler): that report "
                 "is cut short, and the SUMMARY goes straight to stderr");

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 static struct {
-    hs_own_fd fd;            /* the findings file */
-    char path[4096];         /* the findings file this process writes */
-    pid_t pid;               /* the process that opened it */
+    hs_own_fd fd;    /* the findings file */
+    char path[4096]; /* the findings file this process writes */
+    pid_t pid;       /* the process that opened it */
 } fj = {.fd = {.fd = -1}};
 
 /* This process's findings file, created as logs are (paths.h): a new file, O_EXCL|O_NOFOLLOW,
@@ -31,17 +31,18 @@ static int open_findings(const hs_options *o)
     hs_expand_path(o->findings, path, sizeof path, NULL);
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        hs_say("hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n",
-               path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a device or special file");
+        hs_say("hipshadow: option 'findings': '%s' is %s, not a file; findings go to the text report only\n", path,
+               S_ISDIR(st.st_mode)   ? "a directory"
+               : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                     : "a device or special file");
         return -1;
     }
     int fd = hs_create_unique(path, O_WRONLY | O_APPEND, fj.path, sizeof fj.path);
     if (fd < 0)
-        hs_say("hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n",
-               path, strerror(errno));
+        hs_say("hipshadow: option 'findings': cannot create '%s': %s; findings go to the text report only\n", path,
+               strerror(errno));
     else if (strcmp(path, fj.path))
-        hs_say("hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path,
-               fj.path);
+        hs_say("hipshadow: option 'findings': '%s' exists; this process writes its findings to '%s'\n", path, fj.path);
     return fd;
 }
 
@@ -64,7 +65,8 @@ static void write_line(const char *line, size_t len)
     else
         snprintf(what, sizeof what, "its last line is cut short (%zd of %zu bytes)", w, len);
     hs_say("hipshadow: option 'findings': cannot write a finding to '%s': %s; %s, and findings go to the text "
-           "report only from now on\n", fj.path, strerror(err), what);
+           "report only from now on\n",
+           fj.path, strerror(err), what);
     hs_own_fd_release(&fj.fd);
 }
 
@@ -151,7 +153,8 @@ void hs_findings_write(const hs_options *o, const hs_event *e)
     }
     if (fj.fd.fd >= 0 && !hs_own_fd_ok(&fj.fd)) {
         hs_say("hipshadow: option 'findings': the program closed the descriptor of '%s'; findings go to the "
-               "text report only from now on\n", fj.path);
+               "text report only from now on\n",
+               fj.path);
         fj.fd = HS_OWN_FD_NONE; /* its number may be the program's file now: never written or closed */
     }
     if (fj.fd.fd >= 0)

@@ -40,20 +40,22 @@ static void race_text(FILE *f, const hs_event *e, const hs_race *r)
 {
     const char *p = prefix_of(r->mine.api);
     bool driver = !strcmp(p, "cu");
-    fprintf(f, "  bytes [0x%lx, 0x%lx) of allocation #%llu (offset %llu, %llu bytes) are touched by two streams\n"
-               "  with nothing ordering them, and at least one of the two writes them:\n",
+    fprintf(f,
+            "  bytes [0x%lx, 0x%lx) of allocation #%llu (offset %llu, %llu bytes) are touched by two streams\n"
+            "  with nothing ordering them, and at least one of the two writes them:\n",
             (unsigned long)(r->alloc_base + r->lo), (unsigned long)(r->alloc_base + r->hi),
             (unsigned long long)r->alloc_id, (unsigned long long)r->lo, (unsigned long long)(r->hi - r->lo));
     print_access(f, "this call", &r->mine, r->alloc_base);
     print_access(f, "earlier, still in flight", &r->other, r->alloc_base);
-    fprintf(f, "  to order them: record an event on stream 0x%lx after the earlier call (%sEventRecord) and make\n"
-               "  stream 0x%lx wait for it (%sStreamWaitEvent) before this one, or synchronise stream 0x%lx\n"
-               "  (%sStreamSynchronize%s) before this call\n",
-            (unsigned long)r->other.stream, p, (unsigned long)r->mine.stream, p, (unsigned long)r->other.stream,
-            p, driver ? ", cuEventSynchronize" : ", or the device");
+    fprintf(f,
+            "  to order them: record an event on stream 0x%lx after the earlier call (%sEventRecord) and make\n"
+            "  stream 0x%lx wait for it (%sStreamWaitEvent) before this one, or synchronise stream 0x%lx\n"
+            "  (%sStreamSynchronize%s) before this call\n",
+            (unsigned long)r->other.stream, p, (unsigned long)r->mine.stream, p, (unsigned long)r->other.stream, p,
+            driver ? ", cuEventSynchronize" : ", or the device");
     (void)e;
-    fprintf(f, "Earlier access (%s, thread T%u, %.6f s before this call):\n", api_name(r->other.api),
-            r->other.thread, (hs_coarse_ns() - r->other.time_ns) / 1e9);
+    fprintf(f, "Earlier access (%s, thread T%u, %.6f s before this call):\n", api_name(r->other.api), r->other.thread,
+            (hs_coarse_ns() - r->other.time_ns) / 1e9);
     if (r->other.stack)
         hs_stack_print(r->other.stack, f);
     else
@@ -68,8 +70,8 @@ static void uninit_text(FILE *f, const hs_event *e, const hs_uninit *u)
     if (!kernel) {
         fprintf(f, "  the copy reads [0x%lx, 0x%lx) of allocation #%llu, and nothing wrote %s of it:\n",
                 (unsigned long)(u->alloc_base + u->lo), (unsigned long)(u->alloc_base + u->hi),
-                (unsigned long long)u->alloc_id, u->n_gaps == 1 && u->gaps[0].lo == u->lo && u->gaps[0].hi == u->hi
-                                                     ? "any" : "these bytes");
+                (unsigned long long)u->alloc_id,
+                u->n_gaps == 1 && u->gaps[0].lo == u->lo && u->gaps[0].hi == u->hi ? "any" : "these bytes");
         for (uint32_t i = 0; i < n; i++)
             fprintf(f, "    never written: [0x%lx, 0x%lx) (offset %llu, %llu bytes)\n",
                     (unsigned long)(u->alloc_base + u->gaps[i].lo), (unsigned long)(u->alloc_base + u->gaps[i].hi),
@@ -78,8 +80,10 @@ static void uninit_text(FILE *f, const hs_event *e, const hs_uninit *u)
             fprintf(f, "    (and %u more ranges)\n", u->n_gaps - n);
         return;
     }
-    fprintf(f, "  the kernel is given a pointer into allocation #%llu (%llu bytes), which is only partly written,\n"
-               "  and by no kernel:\n", (unsigned long long)u->alloc_id, (unsigned long long)u->alloc_size);
+    fprintf(f,
+            "  the kernel is given a pointer into allocation #%llu (%llu bytes), which is only partly written,\n"
+            "  and by no kernel:\n",
+            (unsigned long long)u->alloc_id, (unsigned long long)u->alloc_size);
     uint32_t w = u->n_written < HS_GAPS_MAX ? u->n_written : HS_GAPS_MAX;
     for (uint32_t i = 0; i < w; i++)
         fprintf(f, "    written: [0x%lx, 0x%lx) (offset %llu, %llu bytes)\n",
@@ -133,7 +137,8 @@ static void json_access(char *buf, size_t cap, size_t *n, const char *key, const
 {
     J("\"%s\":{\"api\":", key);
     json_string(buf, cap, n, api_name(a->api));
-    J(",\"stream\":\"0x%lx\",\"seq\":%llu,\"access\":\"%s\",\"known\":%s,\"offset\":%llu,\"bytes\":%llu,\"ptr\":\"0x%lx\"",
+    J(",\"stream\":\"0x%lx\",\"seq\":%llu,\"access\":\"%s\",\"known\":%s,\"offset\":%llu,\"bytes\":%llu,\"ptr\":\"0x%"
+      "lx\"",
       (unsigned long)a->stream, (unsigned long long)a->seq, a->write ? "write" : "read", a->assumed ? "false" : "true",
       (unsigned long long)a->lo, (unsigned long long)(a->hi - a->lo), (unsigned long)(base + a->lo));
     if (a->launch) {
@@ -189,14 +194,14 @@ void hs_report_access_json(char *buf, size_t cap, size_t *n, const hs_event *e)
         const hs_uninit *u = &a->uninit;
         J(",\"uninit\":{\"alloc_id\":%llu,\"offset\":%llu,\"bytes\":%llu", (unsigned long long)u->alloc_id,
           (unsigned long long)u->lo, (unsigned long long)(u->hi - u->lo));
-        json_ranges(buf, cap, n, "never_written", u->n_gaps, (const uint64_t (*)[2])&u->gaps[0].lo,
-                    sizeof u->gaps[0], u->alloc_base);
-        json_ranges(buf, cap, n, "written", u->n_written, (const uint64_t (*)[2])&u->written[0].lo,
+        json_ranges(buf, cap, n, "never_written", u->n_gaps, (const uint64_t(*)[2]) & u->gaps[0].lo, sizeof u->gaps[0],
+                    u->alloc_base);
+        json_ranges(buf, cap, n, "written", u->n_written, (const uint64_t(*)[2]) & u->written[0].lo,
                     sizeof u->written[0], u->alloc_base);
         if (u->has_last_write)
-            J(",\"short_write\":{\"api\":\"%s\",\"op\":\"%s\",\"offset\":%llu,\"bytes\":%llu}", api_name(u->last_write.api),
-              u->last_write.op == HS_OP_MEMSET ? "memset" : "copy", (unsigned long long)u->last_write.lo,
-              (unsigned long long)(u->last_write.hi - u->last_write.lo));
+            J(",\"short_write\":{\"api\":\"%s\",\"op\":\"%s\",\"offset\":%llu,\"bytes\":%llu}",
+              api_name(u->last_write.api), u->last_write.op == HS_OP_MEMSET ? "memset" : "copy",
+              (unsigned long long)u->last_write.lo, (unsigned long long)(u->last_write.hi - u->last_write.lo));
         J("}");
     }
 }

@@ -57,8 +57,9 @@ void hs_report_region_freed(FILE *f, const hs_event *e, const hs_side *s, const 
 {
     const hs_span *r = &s->region;
     char name[300];
-    fprintf(f, "  %s 0x%lx lies in region %s [0x%lx, 0x%lx) of allocation #%llu, which %s freed %.6f s before\n"
-               "  this call; the allocation itself is live, so the runtime cannot see this\n",
+    fprintf(f,
+            "  %s 0x%lx lies in region %s [0x%lx, 0x%lx) of allocation #%llu, which %s freed %.6f s before\n"
+            "  this call; the allocation itself is live, so the runtime cannot see this\n",
             who, (unsigned long)s->ptr, hs_report_region_label(r, name, sizeof name), (unsigned long)r->base,
             (unsigned long)(r->base + r->size), (unsigned long long)s->alloc.id, freed_by(r),
             (e->time_ns - r->end_time_ns) / 1e9);
@@ -69,8 +70,9 @@ void hs_report_region_permission(FILE *f, const hs_side *s, const char *side, bo
     const hs_span *r = &s->region;
     char name[300];
     bool process_wide = (r->kind & HS_REGION_ACCESS_SET) && !(r->kind & (write ? HS_REGION_WRITE : HS_REGION_READ));
-    fprintf(f, "  the %s range [0x%lx, 0x%lx) %s region %s [0x%lx, 0x%lx), which is %s for this thread\n"
-               "  (%s)\n",
+    fprintf(f,
+            "  the %s range [0x%lx, 0x%lx) %s region %s [0x%lx, 0x%lx), which is %s for this thread\n"
+            "  (%s)\n",
             side, (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent), write ? "writes" : "reads",
             hs_report_region_label(r, name, sizeof name), (unsigned long)r->base, (unsigned long)(r->base + r->size),
             access_name(HS_REGION_RW & ~s->region_denied),
@@ -84,7 +86,8 @@ void hs_report_region_stacks(FILE *f, const hs_side *s)
         return;
     const hs_span *r = &s->region;
     char name[300];
-    fprintf(f, "Region %s freed by thread T%u, %.6f s after start (%s):\n", hs_report_region_label(r, name, sizeof name),
-            r->end_thread, (r->end_time_ns - hs_start_ns()) / 1e9, freed_by(r));
+    fprintf(f, "Region %s freed by thread T%u, %.6f s after start (%s):\n",
+            hs_report_region_label(r, name, sizeof name), r->end_thread, (r->end_time_ns - hs_start_ns()) / 1e9,
+            freed_by(r));
     hs_stack_print(r->end_stack, f);
 }

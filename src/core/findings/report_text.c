@@ -23,17 +23,14 @@ void hs_report_text_init(const hs_options *o) { opt = o; }
 
 static const char *side_name(hs_side_id id) { return id == HS_SIDE_DST ? "destination" : "source"; }
 
-static uint64_t largest_pow2_dividing(uint64_t x)
-{
-    return x ? x & (~x + 1) : 0;
-}
+static uint64_t largest_pow2_dividing(uint64_t x) { return x ? x & (~x + 1) : 0; }
 
 static void print_alloc_line(FILE *f, const hs_side *s, const char *label)
 {
     const hs_span *a = &s->alloc;
-    fprintf(f, "  %s allocation #%llu: %s memory [0x%lx, 0x%lx), %llu bytes (", label,
-            (unsigned long long)a->id, hs_mem_kind_name(a->kind), (unsigned long)a->base,
-            (unsigned long)(a->base + a->size), (unsigned long long)a->size);
+    fprintf(f, "  %s allocation #%llu: %s memory [0x%lx, 0x%lx), %llu bytes (", label, (unsigned long long)a->id,
+            hs_mem_kind_name(a->kind), (unsigned long)a->base, (unsigned long)(a->base + a->size),
+            (unsigned long long)a->size);
     hs_print_human_size(f, a->size);
     fprintf(f, ")");
     if (s->runtime_known)
@@ -47,9 +44,10 @@ static void print_alloc_line(FILE *f, const hs_side *s, const char *label)
     uint64_t offset = s->ptr - a->base;
     if (s->ptr >= a->base) {
         if (offset)
-            fprintf(f, "  the %s pointer is interior: base + %llu (0x%llx); offset %% 4096 = %llu, offset alignment %llu\n",
-                    label, (unsigned long long)offset, (unsigned long long)offset,
-                    (unsigned long long)(offset % 4096), (unsigned long long)largest_pow2_dividing(offset));
+            fprintf(
+                f, "  the %s pointer is interior: base + %llu (0x%llx); offset %% 4096 = %llu, offset alignment %llu\n",
+                label, (unsigned long long)offset, (unsigned long long)offset, (unsigned long long)(offset % 4096),
+                (unsigned long long)largest_pow2_dividing(offset));
         else
             fprintf(f, "  the %s pointer is the allocation's base (offset 0)\n", label);
     }
@@ -67,15 +65,15 @@ static void what_out_of_bounds(FILE *f, const hs_event *e)
     const hs_finding *fi = e->finding;
     const hs_side *s = side_of(e, e->finding->side);
     if (s && s->unmapped) {
-        fprintf(f, "  the %s range [0x%lx, 0x%lx) lies in reserved address space [0x%lx, 0x%lx) that is not mapped\n"
-                   "  (%llu bytes outside any map); the nearest map is allocation #%llu\n",
+        fprintf(f,
+                "  the %s range [0x%lx, 0x%lx) lies in reserved address space [0x%lx, 0x%lx) that is not mapped\n"
+                "  (%llu bytes outside any map); the nearest map is allocation #%llu\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
                 (unsigned long)s->reservation.base, (unsigned long)(s->reservation.base + s->reservation.size),
                 (unsigned long long)fi->overrun, (unsigned long long)s->alloc.id);
     } else if (s && side_has_alloc(s)) {
-        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu\n",
-                side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
-                (unsigned long long)fi->overrun,
+        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu\n", side_name(fi->side),
+                (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent), (unsigned long long)fi->overrun,
                 s->contiguous > s->alloc.size ? "the maps that follow allocation" : "allocation",
                 (unsigned long long)s->alloc.id);
         if (s->contiguous > s->alloc.size)
@@ -84,10 +82,9 @@ static void what_out_of_bounds(FILE *f, const hs_event *e)
     } else if (s && s->host_checked) {
         fprintf(f, "  the %s range [0x%lx, 0x%lx) is %s at 0x%lx (mapping %s %s): the %s would %s it\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
-                s->host.status == HS_HOST_UNMAPPED ? "not mapped" : "not accessible",
-                (unsigned long)s->host.bad_at, s->host.perms[0] ? s->host.perms : "----",
-                s->host.mapping[0] ? s->host.mapping : "(none)", memset_or_copy(c),
-                fi->side == HS_SIDE_DST ? "write" : "read");
+                s->host.status == HS_HOST_UNMAPPED ? "not mapped" : "not accessible", (unsigned long)s->host.bad_at,
+                s->host.perms[0] ? s->host.perms : "----", s->host.mapping[0] ? s->host.mapping : "(none)",
+                memset_or_copy(c), fi->side == HS_SIDE_DST ? "write" : "read");
     }
 }
 
@@ -117,8 +114,9 @@ static void what_unknown_pointer(FILE *f, const hs_event *e)
     const hs_call *c = e->call;
     const hs_finding *fi = e->finding;
     const hs_side *s = side_of(e, e->finding->side);
-    fprintf(f, "  the %s pointer 0x%lx should be device memory for a %s %s, but no live or recently freed "
-               "allocation holds it and the runtime does not know it either\n",
+    fprintf(f,
+            "  the %s pointer 0x%lx should be device memory for a %s %s, but no live or recently freed "
+            "allocation holds it and the runtime does not know it either\n",
             side_name(fi->side), (unsigned long)s->ptr, hs_dir_name(e->facts->dir), memset_or_copy(c));
 }
 
@@ -134,11 +132,13 @@ static void what_direction_mismatch(FILE *f, const hs_event *e)
     const hs_side *s = side_of(e, e->finding->side);
     if (fi->expected_role == HS_ROLE_REVERSED) {
         const hs_side *other = side_of(e, fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST);
-        fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory and its %s 0x%lx is in no device allocation\n"
-                   "  (host memory): the direction is reversed, or the pointers are swapped\n",
+        fprintf(f,
+                "  the call says %s, but its %s 0x%lx is %s memory and its %s 0x%lx is in no device allocation\n"
+                "  (host memory): the direction is reversed, or the pointers are swapped\n",
                 hs_dir_name(e->facts->dir), side_name(fi->side), (unsigned long)s->ptr,
                 side_has_alloc(s) ? hs_mem_kind_name(s->alloc.kind) : "device",
-                side_name(fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST), (unsigned long)(other ? other->ptr : 0));
+                side_name(fi->side == HS_SIDE_DST ? HS_SIDE_SRC : HS_SIDE_DST),
+                (unsigned long)(other ? other->ptr : 0));
         return;
     }
     fprintf(f, "  the call says %s, but its %s 0x%lx is %s memory, not %s memory\n", hs_dir_name(e->facts->dir),
@@ -170,8 +170,10 @@ static void what_runtime_error(FILE *f, const hs_event *e)
     const hs_call *c = e->call;
     fprintf(f, "  the runtime returned %s (%d)\n", hs_layer_of(c->api)->error_name(e->result), e->result);
     if (e->action == HS_ACTION_FALLBACK)
-        fprintf(f, "  the copy is in bounds: hipshadow staged it through its own GPU kernel and a D2H from the\n"
-                   "  staging buffer, and the program got success (fallback=%s)\n", opt->fallback);
+        fprintf(f,
+                "  the copy is in bounds: hipshadow staged it through its own GPU kernel and a D2H from the\n"
+                "  staging buffer, and the program got success (fallback=%s)\n",
+                opt->fallback);
     if (e->n_earlier) {
         fprintf(f, "  before forwarding, hipshadow had found:");
         for (int i = 0; i < e->n_earlier; i++)
@@ -197,17 +199,19 @@ static void what_region_overrun(FILE *f, const hs_event *e)
     const hs_span *r = &s->region;
     if (!s->in_region && s->block_state == HS_BLOCK_LIVE) {
         const hs_span *b = &s->block;
-        fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu [0x%lx, 0x%lx)\n"
-                   "  (%zu bytes asked for; the range starts at offset %llu of the block) but stays inside the\n"
-                   "  allocator's memory: the runtime cannot see this\n",
+        fprintf(f,
+                "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of %s #%llu [0x%lx, 0x%lx)\n"
+                "  (%zu bytes asked for; the range starts at offset %llu of the block) but stays inside the\n"
+                "  allocator's memory: the runtime cannot see this\n",
                 side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
                 (unsigned long long)fi->overrun, HS_BLOCK_NOUN, (unsigned long long)b->id, (unsigned long)b->base,
                 (unsigned long)(b->base + b->size), b->size, (unsigned long long)(s->ptr - b->base));
         hs_block_print_segment(f, BLOCK_VIEW(s));
         return;
     }
-    fprintf(f, "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region %s "
-               "(pool offset %llu, %zu bytes) but stays inside allocation #%llu: the runtime cannot see this\n",
+    fprintf(f,
+            "  the %s range [0x%lx, 0x%lx) runs %llu bytes past the end of region %s "
+            "(pool offset %llu, %zu bytes) but stays inside allocation #%llu: the runtime cannot see this\n",
             side_name(fi->side), (unsigned long)s->ptr, (unsigned long)(s->ptr + s->extent),
             (unsigned long long)fi->overrun, hs_report_region_label(r, name, sizeof name),
             (unsigned long long)(r->base - s->alloc.base), r->size, (unsigned long long)s->alloc.id);
@@ -226,16 +230,18 @@ static void what_pending_conflict(FILE *f, const hs_event *e)
     const hs_finding *fi = e->finding;
     const hs_conflict *k = &e->facts->conflict;
     if (fi->kind == HS_KIND_ASYNC_OVERLAP)
-        fprintf(f, "  this async %s %s host memory [0x%lx, 0x%lx) that a pending %s (%s, %llu bytes) on stream 0x%lx\n"
-                   "  also %s, and nothing orders the two: no synchronisation, no event between the streams\n",
+        fprintf(f,
+                "  this async %s %s host memory [0x%lx, 0x%lx) that a pending %s (%s, %llu bytes) on stream 0x%lx\n"
+                "  also %s, and nothing orders the two: no synchronisation, no event between the streams\n",
                 memset_or_copy(c), fi->side == HS_SIDE_DST ? "writes" : "reads", (unsigned long)k->op.host_lo,
                 (unsigned long)k->op.host_hi, hs_frontend_active.api_names[k->op.api], hs_dir_name(k->op.dir),
                 (unsigned long long)k->op.bytes, (unsigned long)k->stream, k->op.host_write ? "writes" : "reads");
     else
-        fprintf(f, "  allocation #%llu is freed while a pending %s (%s, %llu bytes) on stream 0x%lx still uses it,\n"
-                   "  and nothing orders that operation before the free\n",
-                (unsigned long long)e->facts->dst.alloc.id, hs_frontend_active.api_names[k->op.api], hs_dir_name(k->op.dir),
-                (unsigned long long)k->op.bytes, (unsigned long)k->stream);
+        fprintf(f,
+                "  allocation #%llu is freed while a pending %s (%s, %llu bytes) on stream 0x%lx still uses it,\n"
+                "  and nothing orders that operation before the free\n",
+                (unsigned long long)e->facts->dst.alloc.id, hs_frontend_active.api_names[k->op.api],
+                hs_dir_name(k->op.dir), (unsigned long long)k->op.bytes, (unsigned long)k->stream);
     fprintf(f, "  the other operation was enqueued by thread T%u, %.6f s before this call\n", k->op.thread,
             (e->time_ns - k->op.time_ns) / 1e9);
 }
@@ -254,8 +260,10 @@ static void what_device_fault(FILE *f, const hs_event *e)
         hs_print_gpu_fault(f, e);
         return;
     }
-    fprintf(f, "  the runtime returned %s (%d): a fault of asynchronous work already on the device,\n"
-               "  not of this call", hs_layer_of(c->api)->error_name(e->result), e->result);
+    fprintf(f,
+            "  the runtime returned %s (%d): a fault of asynchronous work already on the device,\n"
+            "  not of this call",
+            hs_layer_of(c->api)->error_name(e->result), e->result);
     if (e->suspects && e->suspects->serialized)
         fprintf(f, " (serialize=1: the launch below, waited for right after it was made)\n");
     else if (e->n_earlier)
@@ -269,12 +277,15 @@ static void what_kernel_out_of_bounds_write(FILE *f, const hs_event *e)
     const hs_call *c = e->call;
     const hs_side *d = &e->facts->dst;
     uint64_t first = d->ptr - (d->alloc.base + d->alloc.size);
-    fprintf(f, "  bytes %llu..%llu past the end of allocation #%llu were overwritten (its redzone of %u bytes,\n"
-               "  checked %s %s): a kernel wrote past the end; the launches that\n"
-               "  had a pointer into it are below\n",
+    fprintf(f,
+            "  bytes %llu..%llu past the end of allocation #%llu were overwritten (its redzone of %u bytes,\n"
+            "  checked %s %s): a kernel wrote past the end; the launches that\n"
+            "  had a pointer into it are below\n",
             (unsigned long long)first, (unsigned long long)(first + d->extent - 1), (unsigned long long)d->alloc.id,
-            d->alloc.redzone, c->op == HS_OP_FREE ? "at its free" : c->op == HS_OP_OTHER ? "at exit"
-                                                          : "at this synchronisation point",
+            d->alloc.redzone,
+            c->op == HS_OP_FREE    ? "at its free"
+            : c->op == HS_OP_OTHER ? "at exit"
+                                   : "at this synchronisation point",
             e->facts->redzone_by_kernel ? "by hipshadow's kernel" : "by reading it back");
 }
 
@@ -307,7 +318,8 @@ static void what_kernel_use_after_free(FILE *f, const hs_event *e)
         if (fa->args[i].state == HS_ARG_FREED) {
             const hs_kernel_info *k = hs_kernel_info_of(c);
             fprintf(f, "  kernel '%s' is launched with a pointer into freed memory:\n", k && k->name ? k->name : "?");
-            fprintf(f, "  argument %u = 0x%lx (%s) points into allocation #%llu + %lld, freed %.6f s before this launch\n",
+            fprintf(f,
+                    "  argument %u = 0x%lx (%s) points into allocation #%llu + %lld, freed %.6f s before this launch\n",
                     fa->args[i].index, (unsigned long)fa->args[i].value,
                     fa->args[i].how == HS_ARG_EXACT ? "a pointer parameter" : "found by scanning the arguments",
                     (unsigned long long)fa->args[i].alloc_id, (long long)fa->args[i].offset,
@@ -319,10 +331,12 @@ static void what_kernel_use_after_free(FILE *f, const hs_event *e)
 static void what_pageable_async(FILE *f, const hs_event *e)
 {
     const hs_call *c = e->call;
-    fprintf(f, "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
-               "  synchronous; pin the buffer (hipHostMalloc/cudaHostAlloc, or register it) for a truly\n"
-               "  asynchronous copy\n"
-               "  (said once per call site)\n", (unsigned long)c->dst);
+    fprintf(f,
+            "  the destination 0x%lx is pageable host memory: the runtime stages the copy and it becomes\n"
+            "  synchronous; pin the buffer (hipHostMalloc/cudaHostAlloc, or register it) for a truly\n"
+            "  asynchronous copy\n"
+            "  (said once per call site)\n",
+            (unsigned long)c->dst);
 }
 
 /* What each kind says after the headline, one function per kind (none: nothing more). */
@@ -382,7 +396,9 @@ void hs_report_text(FILE *f, const hs_event *e, bool *environment_said)
     const char *api = hs_frontend_active.api_names[c->api];
     fprintf(f, "=================================================================\n");
     fprintf(f, "==%d==%s: hipshadow: %s on %s", (int)getpid(),
-            fi->severity == HS_SEV_ERROR ? "ERROR" : fi->severity == HS_SEV_WARNING ? "WARNING" : "INFO",
+            fi->severity == HS_SEV_ERROR     ? "ERROR"
+            : fi->severity == HS_SEV_WARNING ? "WARNING"
+                                             : "INFO",
             hs_kind_name(fi->kind), api);
     if (c->op == HS_OP_COPY)
         fprintf(f, " (%s, %zu bytes)\n", hs_dir_name(e->facts->dir), c->bytes);
@@ -392,12 +408,14 @@ void hs_report_text(FILE *f, const hs_event *e, bool *environment_said)
         fprintf(f, "\n");
     if (c->op == HS_OP_COPY)
         fprintf(f, "  copy of %zu bytes from 0x%lx to 0x%lx%s\n", c->bytes, (unsigned long)c->src,
-                (unsigned long)c->dst, c->dir == HS_DIR_DEFAULT ? " (hipMemcpyDefault: direction taken from the shadow map)" : "");
+                (unsigned long)c->dst,
+                c->dir == HS_DIR_DEFAULT ? " (hipMemcpyDefault: direction taken from the shadow map)" : "");
     else if (c->op == HS_OP_MEMSET)
         fprintf(f, "  memset of %zu bytes at 0x%lx\n", c->bytes, (unsigned long)c->dst);
     if (what_of[fi->kind])
         what_of[fi->kind](f, e);
-    if (e->facts && (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || fi->kind == HS_KIND_INVALID_FREE || fi->kind == HS_KIND_LEAK)) {
+    if (e->facts && (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || fi->kind == HS_KIND_INVALID_FREE ||
+                     fi->kind == HS_KIND_LEAK)) {
         const hs_side *sides[2] = {&e->facts->src, &e->facts->dst};
         for (int i = 0; i < 2; i++)
             if (side_has_alloc(sides[i]) && sides[i]->ptr) {
@@ -449,9 +467,11 @@ void hs_report_text(FILE *f, const hs_event *e, bool *environment_said)
     print_environment(f, fi, environment_said);
     fprintf(f, "SUMMARY: hipshadow: %s %s", hs_kind_name(fi->kind), api);
     if (e->gpu_fault)
-        fprintf(f, " address=0x%lx where=%s", (unsigned long)e->gpu_fault->address, hs_fault_where_name(e->gpu_fault->where));
+        fprintf(f, " address=0x%lx where=%s", (unsigned long)e->gpu_fault->address,
+                hs_fault_where_name(e->gpu_fault->where));
     if (side_has_alloc(sub))
-        fprintf(f, " allocation #%llu%+lld", (unsigned long long)sub->alloc.id, (long long)(sub->ptr - sub->alloc.base));
+        fprintf(f, " allocation #%llu%+lld", (unsigned long long)sub->alloc.id,
+                (long long)(sub->ptr - sub->alloc.base));
     if (bs)
         fprintf(f, " block #%llu%+lld", (unsigned long long)bs->block.id, (long long)(bs->ptr - bs->block.base));
     if (c->op == HS_OP_COPY || c->op == HS_OP_MEMSET)
@@ -460,4 +480,3 @@ void hs_report_text(FILE *f, const hs_event *e, bool *environment_said)
         fprintf(f, " overrun=%llu", (unsigned long long)fi->overrun);
     fprintf(f, "\n=================================================================\n");
 }
-

@@ -9,7 +9,7 @@
 static struct {
     bool on, always;
     uint64_t staging_max;
-    pthread_mutex_t lock;      /* one staging buffer, reused: rescues take turns */
+    pthread_mutex_t lock; /* one staging buffer, reused: rescues take turns */
     unsigned char *buf;
     size_t size;
 } fb = {.lock = PTHREAD_MUTEX_INITIALIZER};

@@ -6,7 +6,10 @@
 
 /* ---- GPU memory faults the runtime announced ---- */
 
-static const struct { uint32_t bit; const char *name, *text; } fault_reasons[] = {
+static const struct {
+    uint32_t bit;
+    const char *name, *text;
+} fault_reasons[] = {
     {HS_FAULT_PAGE_NOT_PRESENT, "page-not-present", "page not present or supervisor privilege"},
     {HS_FAULT_READ_ONLY, "read-only", "write to a read-only page"},
     {HS_FAULT_NX, "nx", "execute on a page marked no-execute"},
@@ -35,16 +38,19 @@ void hs_print_gpu_fault(FILE *f, const hs_event *e)
             sep = "; ";
         }
     fprintf(f, "%s)\n", *sep ? "" : "no reason given");
-    fprintf(f, "  the runtime announced it (%s) as it happened: a kernel already on the device made the access,\n"
-               "  not a call; this is reported before the runtime carries on (it aborts, or later calls fail)\n",
+    fprintf(f,
+            "  the runtime announced it (%s) as it happened: a kernel already on the device made the access,\n"
+            "  not a call; this is reported before the runtime carries on (it aborts, or later calls fail)\n",
             hs_frontend_active.api_names[e->call->api]);
     switch (g->where) {
     case HS_FAULT_INSIDE:
-        fprintf(f, "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld\n", (unsigned long long)a->id,
-                (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset);
+        fprintf(f, "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld\n",
+                (unsigned long long)a->id, (unsigned long)a->base, (unsigned long)(a->base + a->size),
+                (long long)g->offset);
         break;
     case HS_FAULT_PAST_END:
-        fprintf(f, "  the address is %llu bytes past the end of allocation #%llu [0x%lx, 0x%lx), %zu bytes: offset %lld\n",
+        fprintf(f,
+                "  the address is %llu bytes past the end of allocation #%llu [0x%lx, 0x%lx), %zu bytes: offset %lld\n",
                 (unsigned long long)(g->offset - (int64_t)a->size), (unsigned long long)a->id, (unsigned long)a->base,
                 (unsigned long)(a->base + a->size), a->size, (long long)g->offset);
         break;
@@ -54,12 +60,16 @@ void hs_print_gpu_fault(FILE *f, const hs_event *e)
                 (unsigned long)(a->base + a->size), (long long)g->offset);
         break;
     case HS_FAULT_FREED:
-        fprintf(f, "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld, FREED %.6f s before the fault\n",
-                (unsigned long long)a->id, (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset,
-                (e->time_ns - a->end_time_ns) / 1e9);
+        fprintf(
+            f,
+            "  the address is inside allocation #%llu [0x%lx, 0x%lx) at offset %lld, FREED %.6f s before the fault\n",
+            (unsigned long long)a->id, (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset,
+            (e->time_ns - a->end_time_ns) / 1e9);
         break;
     case HS_FAULT_RESERVED_UNMAPPED:
-        fprintf(f, "  the address is inside the virtual-memory reservation [0x%lx, 0x%lx) at offset %lld, where nothing is mapped\n",
+        fprintf(f,
+                "  the address is inside the virtual-memory reservation [0x%lx, 0x%lx) at offset %lld, where nothing "
+                "is mapped\n",
                 (unsigned long)a->base, (unsigned long)(a->base + a->size), (long long)g->offset);
         break;
     default:
@@ -104,9 +114,10 @@ void hs_print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
         fprintf(f, "Suspects: no launch is pending that hipshadow saw (launches it does not wrap, or all completed)\n");
         return;
     }
-    fprintf(f, "Suspects (%s", s->serialized ? "the launch that faulted"
-                                    : s->users ? "launches with a pointer into the allocation, newest first"
-                                               : "launches not yet known to have completed, newest first");
+    fprintf(f, "Suspects (%s",
+            s->serialized ? "the launch that faulted"
+            : s->users    ? "launches with a pointer into the allocation, newest first"
+                          : "launches not yet known to have completed, newest first");
     if (s->n_near)
         fprintf(f, "; the first %d had a pointer into or next to the faulting address", s->n_near);
     fprintf(f, "):\n");
@@ -114,9 +125,11 @@ void hs_print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
         const hs_launch *l = &s->launch[i];
         char where[512];
         hs_frame_describe(l->caller, where, sizeof where);
-        fprintf(f, "  #%d kernel '%s' (%s) on stream 0x%lx, grid (%u,%u,%u) block (%u,%u,%u), %.6f s before, by thread T%u\n",
-                i, l->name ? l->name : "?", hs_frontend_active.api_names[l->api], (unsigned long)l->stream, l->grid[0],
-                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], (now_ns - l->time_ns) / 1e9, l->thread);
+        fprintf(
+            f,
+            "  #%d kernel '%s' (%s) on stream 0x%lx, grid (%u,%u,%u) block (%u,%u,%u), %.6f s before, by thread T%u\n",
+            i, l->name ? l->name : "?", hs_frontend_active.api_names[l->api], (unsigned long)l->stream, l->grid[0],
+            l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], (now_ns - l->time_ns) / 1e9, l->thread);
         print_launch_args(f, l);
         if (l->stack) {
             fprintf(f, "    launched at:\n");
@@ -131,7 +144,7 @@ static void json_span(hs_jbuf *b, const char *key, bool has, const hs_span *a)
 {
     if (has)
         hs_jb(b, ",\"%s\":{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu}", key, (unsigned long long)a->id,
-           (unsigned long)a->base, a->size);
+              (unsigned long)a->base, a->size);
     else
         hs_jb(b, ",\"%s\":null", key);
 }
@@ -151,8 +164,8 @@ void hs_json_gpu_fault(hs_jbuf *b, const hs_gpu_fault *g)
         hs_jb(b, "null");
     else
         hs_jb(b, "{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld}",
-           (unsigned long long)(g->where == HS_FAULT_RESERVED_UNMAPPED ? 0 : g->alloc.id),
-           (unsigned long)g->alloc.base, g->alloc.size, (long long)g->offset);
+              (unsigned long long)(g->where == HS_FAULT_RESERVED_UNMAPPED ? 0 : g->alloc.id),
+              (unsigned long)g->alloc.base, g->alloc.size, (long long)g->offset);
     json_span(b, "below", g->has_below, &g->below);
     json_span(b, "above", g->has_above, &g->above);
     hs_jb(b, "}");
@@ -185,7 +198,7 @@ void hs_json_kernels(hs_jbuf *b, const hs_event *e)
             else
                 hs_jb(b, "{\"id\":%llu,\"offset\":%lld}", (unsigned long long)x->alloc_id, (long long)x->offset);
             hs_jb(b, ",\"state\":\"%s\",\"how\":\"%s\"}", arg_state_name(x->state),
-               x->how == HS_ARG_EXACT ? "exact" : "scanned");
+                  x->how == HS_ARG_EXACT ? "exact" : "scanned");
         }
         hs_jb(b, "]}");
     }

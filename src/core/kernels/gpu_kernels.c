@@ -4,15 +4,15 @@
 #include <pthread.h>
 
 const char *const hs_kernel_names[HS_K_COUNT] = {
-    "hs_transpose_e1", "hs_transpose_e2", "hs_transpose_e4", "hs_transpose_e8", "hs_transpose_e16",
-    "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16", "hs_copy1", "hs_redzone_fill",
-    "hs_redzone_verify",
+    "hs_transpose_e1",  "hs_transpose_e2",        "hs_transpose_e4",        "hs_transpose_e8",
+    "hs_transpose_e16", "hs_transpose_e1_packed", "hs_transpose_e2_packed", "hs_copy16",
+    "hs_copy1",         "hs_redzone_fill",        "hs_redzone_verify",
 };
 
 static const hs_kernel_ops *ops(void) { return hs_own_kernels(); }
 
-int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols,
-                     size_t elem, uintptr_t stream)
+int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols, size_t elem,
+                     uintptr_t stream)
 {
     const hs_kernel_ops *k = ops();
     if (!k || !k->launch)
@@ -23,11 +23,26 @@ int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, s
      * 32-bit words, halves as 64-bit words */
     uintptr_t align = (uintptr_t)dst | (uintptr_t)src | dpitch | spitch;
     switch (elem) {
-    case 1: kernel = (align & 3) == 0 ? HS_K_TRANSPOSE_E1_PACKED : HS_K_TRANSPOSE_E1; tile = 128; break;
-    case 2: kernel = (align & 7) == 0 ? HS_K_TRANSPOSE_E2_PACKED : HS_K_TRANSPOSE_E2; tile = 128; break;
-    case 4: kernel = HS_K_TRANSPOSE_E4; tile = 64; break;
-    case 8: kernel = HS_K_TRANSPOSE_E8; tile = 64; break;
-    case 16: kernel = HS_K_TRANSPOSE_E16; tile = 32; break;
+    case 1:
+        kernel = (align & 3) == 0 ? HS_K_TRANSPOSE_E1_PACKED : HS_K_TRANSPOSE_E1;
+        tile = 128;
+        break;
+    case 2:
+        kernel = (align & 7) == 0 ? HS_K_TRANSPOSE_E2_PACKED : HS_K_TRANSPOSE_E2;
+        tile = 128;
+        break;
+    case 4:
+        kernel = HS_K_TRANSPOSE_E4;
+        tile = 64;
+        break;
+    case 8:
+        kernel = HS_K_TRANSPOSE_E8;
+        tile = 64;
+        break;
+    case 16:
+        kernel = HS_K_TRANSPOSE_E16;
+        tile = 32;
+        break;
     default: return k->invalid_value;
     }
     if (!rows || !cols)

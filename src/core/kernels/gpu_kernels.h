@@ -9,9 +9,18 @@
 #include <stdint.h>
 
 typedef enum hs_kernel {
-    HS_K_TRANSPOSE_E1, HS_K_TRANSPOSE_E2, HS_K_TRANSPOSE_E4, HS_K_TRANSPOSE_E8, HS_K_TRANSPOSE_E16,
-    HS_K_TRANSPOSE_E1_PACKED, HS_K_TRANSPOSE_E2_PACKED, HS_K_COPY16, HS_K_COPY1, HS_K_REDZONE_FILL,
-    HS_K_REDZONE_VERIFY, HS_K_COUNT
+    HS_K_TRANSPOSE_E1,
+    HS_K_TRANSPOSE_E2,
+    HS_K_TRANSPOSE_E4,
+    HS_K_TRANSPOSE_E8,
+    HS_K_TRANSPOSE_E16,
+    HS_K_TRANSPOSE_E1_PACKED,
+    HS_K_TRANSPOSE_E2_PACKED,
+    HS_K_COPY16,
+    HS_K_COPY1,
+    HS_K_REDZONE_FILL,
+    HS_K_REDZONE_VERIFY,
+    HS_K_COUNT
 } hs_kernel;
 
 extern const char *const hs_kernel_names[HS_K_COUNT];
@@ -20,11 +29,11 @@ extern const char *const hs_kernel_names[HS_K_COUNT];
 typedef struct hs_kernel_ops {
     /* Loads the image at first use; launches kernel k with grid (gx, gy) and block (bx, by). */
     int (*launch)(hs_kernel k, unsigned gx, unsigned gy, unsigned bx, unsigned by, void **params, uintptr_t stream);
-    int (*alloc)(void **p, size_t bytes);                  /* the real allocator, unchecked */
-    int (*d2h)(void *dst, const void *src, size_t bytes);  /* the real synchronous D2H */
-    int (*h2d)(void *dst, const void *src, size_t bytes);  /* the real synchronous H2D */
+    int (*alloc)(void **p, size_t bytes);                 /* the real allocator, unchecked */
+    int (*d2h)(void *dst, const void *src, size_t bytes); /* the real synchronous D2H */
+    int (*h2d)(void *dst, const void *src, size_t bytes); /* the real synchronous H2D */
     int (*sync)(uintptr_t stream);
-    int invalid_value, not_supported;                     /* the runtime's codes for these */
+    int invalid_value, not_supported; /* the runtime's codes for these */
 } hs_kernel_ops;
 
 /* Each front-end's (src/hip/kernels.c, src/cuda/kernels.c): a library defines one of them. */
@@ -32,8 +41,8 @@ extern const hs_kernel_ops hs_hip_kernel_ops;
 extern const hs_kernel_ops hs_cuda_kernel_ops;
 
 /* dst (cols x rows) = transpose of src (rows x cols), elements of elem bytes, pitched rows. */
-int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols,
-                     size_t elem, uintptr_t stream);
+int hs_gpu_transpose(void *dst, size_t dpitch, const void *src, size_t spitch, size_t rows, size_t cols, size_t elem,
+                     uintptr_t stream);
 /* A device-to-device copy through hipshadow's kernels (never through the runtime's copy path). */
 int hs_gpu_copy(void *dst, const void *src, size_t bytes, uintptr_t stream);
 

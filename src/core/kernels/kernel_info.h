@@ -12,10 +12,10 @@ enum { HS_KERNEL_MAX_PARAMS = 64 };
 typedef struct hs_kernel_info {
     const void *kernel;
     int ref;
-    const char *name;         /* NULL: the runtime does not say */
-    int n_params;             /* -1: unknown */
+    const char *name; /* NULL: the runtime does not say */
+    int n_params;     /* -1: unknown */
     hs_kernel_param params[HS_KERNEL_MAX_PARAMS];
-    uint32_t log_name_id;     /* the post-mortem log's id of name (record.c fills it at the first
+    uint32_t log_name_id; /* the post-mortem log's id of name (record.c fills it at the first
                                * logged launch, with __atomic builtins); 0: not yet */
 } hs_kernel_info;
 

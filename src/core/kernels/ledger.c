@@ -17,8 +17,8 @@ struct hs_ledger {
 
 static unsigned entries_per_stream = 256;
 static unsigned entries_max = 262144;
-static atomic_uint entries_taken;  /* by the rings made so far */
-static atomic_bool budget_spent;   /* a stream got a short ring or none (said once) */
+static atomic_uint entries_taken; /* by the rings made so far */
+static atomic_bool budget_spent;  /* a stream got a short ring or none (said once) */
 
 void hs_ledger_init(unsigned entries, unsigned max_entries)
 {
@@ -34,10 +34,9 @@ static unsigned take_entries(unsigned want)
         got = taken >= entries_max ? 0 : entries_max - taken < want ? entries_max - taken : want;
     } while (got && !atomic_compare_exchange_weak(&entries_taken, &taken, taken + got));
     if (got < want && !atomic_exchange(&budget_spent, true))
-        hs_say(
-            "hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
-            "launches on further streams are not remembered, so device-fault reports may not name them\n",
-            entries_max, entries_per_stream);
+        hs_say("hipshadow: WARNING: ledger_max=%u reached (each stream's ring takes ledger_size=%u launches); "
+               "launches on further streams are not remembered, so device-fault reports may not name them\n",
+               entries_max, entries_per_stream);
     return got;
 }
 

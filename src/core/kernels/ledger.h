@@ -7,14 +7,14 @@
 #include "call.h"
 
 typedef struct hs_launch {
-    uint64_t seq;             /* the stream's operation number: complete once the stream's done >= seq */
-    uint64_t stamp;           /* hs_order_stamp(): orders launches across streams */
-    uint64_t time_ns;         /* coarse: for "launched N s before" */
+    uint64_t seq;     /* the stream's operation number: complete once the stream's done >= seq */
+    uint64_t stamp;   /* hs_order_stamp(): orders launches across streams */
+    uint64_t time_ns; /* coarse: for "launched N s before" */
     uintptr_t stream;
-    uintptr_t caller;         /* the program's return address at the launch (always recorded) */
-    uint32_t stack;           /* the whole launch stack (launch_stacks=1 or serialize=1), else 0 */
+    uintptr_t caller; /* the program's return address at the launch (always recorded) */
+    uint32_t stack;   /* the whole launch stack (launch_stacks=1 or serialize=1), else 0 */
     uint32_t thread;
-    const char *name;         /* the kernel's name, NULL when unknown */
+    const char *name; /* the kernel's name, NULL when unknown */
     const void *kernel;
     uint32_t grid[3], block[3];
     uint32_t shmem;
@@ -29,9 +29,9 @@ enum { HS_MAX_SUSPECTS = 8 };
 /* Suspects of a fault: launches not known to have completed, newest first. */
 typedef struct hs_suspects {
     int n;
-    bool serialized;          /* serialize=1 found the one launch that faulted */
-    bool users;               /* the launches that had a pointer into one allocation (redzones) */
-    int n_near;               /* a GPU memory fault's: the first n_near point into or next to its address */
+    bool serialized; /* serialize=1 found the one launch that faulted */
+    bool users;      /* the launches that had a pointer into one allocation (redzones) */
+    int n_near;      /* a GPU memory fault's: the first n_near point into or next to its address */
     hs_launch launch[HS_MAX_SUSPECTS];
 } hs_suspects;
 

@@ -30,7 +30,7 @@ static struct {
     /* hipshadow's verification kernel reads every redzone from one device: it is used only while
      * every allocation with a redzone is on the same device, from a thread whose current device
      * it is (a kernel reading another GPU's memory without peer access would fault the program). */
-    atomic_int device;        /* -1: none yet */
+    atomic_int device; /* -1: none yet */
     atomic_bool several_devices;
 } rz = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 
@@ -95,14 +95,14 @@ void hs_redzone_touch(uintptr_t base, size_t size, uint32_t redzone, uint64_t id
         else if (!rz.warned_full) {
             rz.warned_full = true;
             hs_say("hipshadow: WARNING: more than %d allocations with redzones were used between two "
-                   "synchronisations; the others are not checked until the next\n", MAX_TOUCHED);
+                   "synchronisations; the others are not checked until the next\n",
+                   MAX_TOUCHED);
         }
     }
     pthread_mutex_unlock(&rz.lock);
 }
 
-int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base,
-                       hs_redzone_damage *out, int max)
+int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base, hs_redzone_damage *out, int max)
 {
     /* under rz.lock: */
     static unsigned char buf[MAX_REDZONE + GRANULE];
@@ -141,8 +141,10 @@ int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only
         }
         if (first[j] != UINT32_MAX && found < max)
             out[found++] = (hs_redzone_damage){
-                .alloc = {.base = t->base, .size = t->size, .id = t->id, .redzone = t->redzone}, .first = first[j],
-                .last = last[j], .by_kernel = on_gpu};
+                .alloc = {.base = t->base, .size = t->size, .id = t->id, .redzone = t->redzone},
+                .first = first[j],
+                .last = last[j],
+                .by_kernel = on_gpu};
     }
     pthread_mutex_unlock(&rz.lock);
     return found;

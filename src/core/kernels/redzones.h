@@ -13,9 +13,9 @@ enum { HS_REDZONE_PATTERN = 0xa5, HS_REDZONE_MAX_DAMAGE = 8 };
 
 /* A redzone found overwritten. */
 typedef struct hs_redzone_damage {
-    hs_span alloc;            /* the allocation (size: what the program asked for) */
-    uint32_t first, last;     /* the first and last overwritten bytes, counted past the allocation's end */
-    bool by_kernel;           /* found by hipshadow's verification kernel (else read back with a copy) */
+    hs_span alloc;        /* the allocation (size: what the program asked for) */
+    uint32_t first, last; /* the first and last overwritten bytes, counted past the allocation's end */
+    bool by_kernel;       /* found by hipshadow's verification kernel (else read back with a copy) */
 } hs_redzone_damage;
 
 void hs_redzones_init(uint64_t bytes);
@@ -38,8 +38,7 @@ void hs_redzone_allocated_on(int device);
  * launch of hipshadow's verification kernel when every redzone is on `current_device` (the
  * calling thread's), else by reading each back with the layer's read; fills *out with the
  * damaged ones and returns how many. */
-int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base,
-                       hs_redzone_damage *out, int max);
+int hs_redzones_verify(const hs_layer *layer, int current_device, uintptr_t only_base, hs_redzone_damage *out, int max);
 void hs_redzones_after_fork(void);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct one {
     uint64_t id;
     uintptr_t base;
     uint64_t size;
-    bool reads;               /* may read the bytes already there (initcheck) */
+    bool reads; /* may read the bytes already there (initcheck) */
     hs_access a;
 } one;
 

@@ -73,11 +73,21 @@ static void report_with(const hs_call *c, hs_call_state *st, const hs_finding *f
     hs_policy_count(fi);
     bool moves_data = c->op == HS_OP_COPY || c->op == HS_OP_MEMSET || c->op == HS_OP_LAUNCH;
     hs_event e = {
-        .call = c, .facts = &st->facts, .finding = fi, .action = action, .has_result = has_result, .result = result,
-        .earlier = st->findings, .n_earlier = has_result ? st->n_findings : 0,
-        .stack = st->stack, .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = suspects,
+        .call = c,
+        .facts = &st->facts,
+        .finding = fi,
+        .action = action,
+        .has_result = has_result,
+        .result = result,
+        .earlier = st->findings,
+        .n_earlier = has_result ? st->n_findings : 0,
+        .stack = st->stack,
+        .thread = hs_thread_id(),
+        .time_ns = hs_now_ns(),
+        .suspects = suspects,
         .pystack = hs_torch_python_stack(moves_data), /* the interpreter's stack, if any */
-        .cause = cause && cause->rule ? cause->text : NULL, .cause_rule = cause ? cause->rule : NULL,
+        .cause = cause && cause->rule ? cause->text : NULL,
+        .cause_rule = cause ? cause->rule : NULL,
     };
     hs_record_finding(&e, st);
     hs_report_finding(&e);
@@ -100,14 +110,14 @@ static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_b
 {
     hs_redzone_damage damage[HS_REDZONE_MAX_DAMAGE];
     const hs_layer *layer = hs_layer_of(c->api);
-    int n = hs_redzones_verify(layer, hs_own_current_device(layer), only_base, damage,
-                               HS_REDZONE_MAX_DAMAGE);
+    int n = hs_redzones_verify(layer, hs_own_current_device(layer), only_base, damage, HS_REDZONE_MAX_DAMAGE);
     for (int i = 0; i < n; i++) {
         hs_finding fi = hs_check_redzone(&damage[i]);
         hs_call_state about = *st; /* the finding is about the allocation, not this call's ranges */
         about.facts.src = (hs_side){0};
         about.facts.dst = (hs_side){.ptr = damage[i].alloc.base + damage[i].alloc.size + damage[i].first,
-                                    .extent = damage[i].last - damage[i].first + 1, .where = HS_WHERE_LIVE};
+                                    .extent = damage[i].last - damage[i].first + 1,
+                                    .where = HS_WHERE_LIVE};
         hs_shadow_lookup(damage[i].alloc.base, &about.facts.dst.alloc);
         about.facts.redzone_by_kernel = damage[i].by_kernel;
         if (suppressed(c, &about, fi.kind))
@@ -182,7 +192,7 @@ static void decide(const hs_call *c, hs_call_state *st)
     st->n_findings = kept;
     st->decision = hs_policy_decide(st->findings, kept);
     hs_action action = st->decision == HS_FORWARD ? HS_ACTION_FORWARDED
-                     : st->decision == HS_BLOCK   ? HS_ACTION_BLOCKED
+                       : st->decision == HS_BLOCK ? HS_ACTION_BLOCKED
                                                   : HS_ACTION_ABORTED;
     for (int i = 0; i < kept; i++)
         report(c, st, &st->findings[i], action, false, 0);
@@ -197,12 +207,17 @@ static void decide(const hs_call *c, hs_call_state *st)
 /* stats=1: the event kind of each checked call on the full path. */
 static void count_op(hs_op op)
 {
-    hs_stat k = op == HS_OP_LAUNCH ? HS_STAT_launch : op == HS_OP_COPY ? HS_STAT_copy : op == HS_OP_MEMSET ? HS_STAT_memset
-              : op == HS_OP_ALLOC ? HS_STAT_alloc : op == HS_OP_FREE ? HS_STAT_free : op == HS_OP_SYNC ? HS_STAT_sync
-              : op == HS_OP_EVENT_RECORD || op == HS_OP_STREAM_WAIT || op == HS_OP_EVENT_CREATE || op == HS_OP_EVENT_DESTROY
-                  ? HS_STAT_event
-              : op == HS_OP_STREAM_CREATE || op == HS_OP_STREAM_DESTROY ? HS_STAT_stream
-                                                                        : HS_STAT_other;
+    hs_stat k = op == HS_OP_LAUNCH   ? HS_STAT_launch
+                : op == HS_OP_COPY   ? HS_STAT_copy
+                : op == HS_OP_MEMSET ? HS_STAT_memset
+                : op == HS_OP_ALLOC  ? HS_STAT_alloc
+                : op == HS_OP_FREE   ? HS_STAT_free
+                : op == HS_OP_SYNC   ? HS_STAT_sync
+                : op == HS_OP_EVENT_RECORD || op == HS_OP_STREAM_WAIT || op == HS_OP_EVENT_CREATE ||
+                        op == HS_OP_EVENT_DESTROY
+                    ? HS_STAT_event
+                : op == HS_OP_STREAM_CREATE || op == HS_OP_STREAM_DESTROY ? HS_STAT_stream
+                                                                          : HS_STAT_other;
     hs_stat_count(k);
 }
 
@@ -213,7 +228,8 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     /* Every call pays this, so two parts are left as they are: the sync clock (512 bytes) and the
      * launch arguments (384), each valid only up to its count, which is cleared. */
     _Static_assert(offsetof(hs_call_state, facts) + offsetof(hs_facts, args) + sizeof st->facts.args <=
-                       offsetof(hs_call_state, sync_clock), "the launch arguments lie before the sync clock");
+                       offsetof(hs_call_state, sync_clock),
+                   "the launch arguments lie before the sync clock");
     size_t args_at = offsetof(hs_call_state, facts) + offsetof(hs_facts, args);
     size_t args_end = args_at + sizeof st->facts.args;
     memset(st, 0, args_at);
@@ -278,7 +294,9 @@ static const hs_cause *explain_refusal(const hs_call *c, const hs_call_state *st
 {
     const hs_layer *layer = hs_layer_of(c->api);
     int device = hs_own_current_device(layer);
-    hs_rule_input in = {.call = c, .facts = &st->facts, .limits = hs_own_device_limits(layer, device),
+    hs_rule_input in = {.call = c,
+                        .facts = &st->facts,
+                        .limits = hs_own_device_limits(layer, device),
                         .current_device = device,
                         .stream_device = hs_stream_device(c->has_stream ? c->stream : 0, device),
                         .event_device = c->event ? hs_event_device(c->event) : -1,

@@ -95,7 +95,10 @@ static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
  * mappings stay as they were (hostmem's snapshot serial).  What it cannot see: memory inside such
  * a mapping that the runtime is told about through an unwrapped path (the wrapped ones put it in
  * the shadow map, which is asked first). */
-static HS_TLS struct { uintptr_t lo, hi; uint64_t serial; } not_runtime;
+static HS_TLS struct {
+    uintptr_t lo, hi;
+    uint64_t serial;
+} not_runtime;
 
 /* Cold-ish: only for pointers the shadow map does not know. */
 static void ask_runtime(hs_side *s)
@@ -207,8 +210,9 @@ static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op 
         const hs_side *s = sides[i];
         if (!s->ptr)
             continue;
-        bool device = s->where != HS_WHERE_NONE ? hs_mem_kind_is_device(s->alloc.kind) && s->alloc.kind != HS_MEM_MANAGED
-                                                : s->runtime_known;
+        bool device = s->where != HS_WHERE_NONE
+                          ? hs_mem_kind_is_device(s->alloc.kind) && s->alloc.kind != HS_MEM_MANAGED
+                          : s->runtime_known;
         if (s->where == HS_WHERE_LIVE)
             op->alloc_ids[i] = s->alloc.id;
         if (!device && op->host_hi == op->host_lo) { /* the host side: what others must not touch */
@@ -282,7 +286,7 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
     }
     f->dst.alloc = *span;
     f->dst.where = f->release == HS_RELEASE_TWICE      ? HS_WHERE_FREED
-                 : f->release == HS_RELEASE_INTERIOR   ? HS_WHERE_LIVE
+                   : f->release == HS_RELEASE_INTERIOR ? HS_WHERE_LIVE
                                                        : HS_WHERE_NONE;
     if (f->release == HS_RELEASE_UNKNOWN)
         ask_runtime(&f->dst); /* memory from an unwrapped path: does the runtime know it? */
@@ -303,11 +307,15 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     if (where == HS_WHERE_NONE && !surely_pointer)
         return; /* an integer can look like anything */
     /* PyTorch's caching allocator: the block of the (live) segment it points into. */
-    hs_block_state block_state = where == HS_WHERE_LIVE && HS_UNLIKELY(hs_blocks_any())
-                                     ? hs_block_lookup(value, &block) : HS_BLOCK_NONE;
+    hs_block_state block_state = where == HS_WHERE_LIVE && HS_UNLIKELY(hs_blocks_any()) ? hs_block_lookup(value, &block)
+                                                                                        : HS_BLOCK_NONE;
     hs_launch_arg *a = &f->args[f->n_args++];
-    *a = (hs_launch_arg){.index = (uint16_t)index, .how = (uint8_t)how, .value = value,
-                         .state = where == HS_WHERE_LIVE ? HS_ARG_LIVE : where == HS_WHERE_FREED ? HS_ARG_FREED : HS_ARG_UNKNOWN};
+    *a = (hs_launch_arg){.index = (uint16_t)index,
+                         .how = (uint8_t)how,
+                         .value = value,
+                         .state = where == HS_WHERE_LIVE    ? HS_ARG_LIVE
+                                  : where == HS_WHERE_FREED ? HS_ARG_FREED
+                                                            : HS_ARG_UNKNOWN};
     if (where != HS_WHERE_NONE) {
         a->alloc_id = span.id;
         a->offset = (int64_t)(value - span.base);
@@ -323,13 +331,13 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
         hs_region_lookup(value, span.time_ns, &region) == HS_REGION_FREED) {
         a->region_freed = true;
         if (f->dst.where != HS_WHERE_FREED && f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
-            f->dst = (hs_side){.ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true,
-                               .region = region};
+            f->dst = (hs_side){
+                .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true, .region = region};
     }
     if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
         f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
-        f->dst = (hs_side){.ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED,
-                           .block = block};
+        f->dst = (hs_side){
+            .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED, .block = block};
 }
 
 static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)

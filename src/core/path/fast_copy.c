@@ -48,7 +48,8 @@ static bool brief_side(uintptr_t ptr, size_t extent, bool host_role, bool write,
 static bool full_path_not_needed(void)
 {
     return hs_opts()->fast_copies && !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !hs_paused() &&
-           !hs_regions_any() && !hs_torch_splits_allocations() && !hs_order_capturing_streams() && !hs_access_tracking();
+           !hs_regions_any() && !hs_torch_splits_allocations() && !hs_order_capturing_streams() &&
+           !hs_access_tracking();
 }
 
 bool hs_fast_copy_clean(const hs_copy_args *a)

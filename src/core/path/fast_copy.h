@@ -17,9 +17,15 @@ typedef struct hs_copy_args {
     uint16_t api;
     bool async, has_stream;
 } hs_copy_args;
-#define HS_COPY_ARGS(c)                                                                                  \
-    ((hs_copy_args){.dst = (c).dst, .src = (c).src, .bytes = (c).bytes, .dst_extent = (c).dst_extent,    \
-                    .src_extent = (c).src_extent, .dir = (c).dir, .api = (c).api, .async = (c).async,    \
+#define HS_COPY_ARGS(c)                                                                                                \
+    ((hs_copy_args){.dst = (c).dst,                                                                                    \
+                    .src = (c).src,                                                                                    \
+                    .bytes = (c).bytes,                                                                                \
+                    .dst_extent = (c).dst_extent,                                                                      \
+                    .src_extent = (c).src_extent,                                                                      \
+                    .dir = (c).dir,                                                                                    \
+                    .api = (c).api,                                                                                    \
+                    .async = (c).async,                                                                                \
                     .has_stream = (c).has_stream})
 
 /* Before forwarding: true when the copy is clean and needs nothing else from hipshadow. */

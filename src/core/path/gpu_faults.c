@@ -42,10 +42,11 @@ void hs_gpu_fault_report(uint16_t api, uintptr_t address, uint32_t reasons, uint
     hs_facts facts = {0};
     bool in_or_next_to = fault.where != HS_FAULT_UNKNOWN && fault.where != HS_FAULT_RESERVED_UNMAPPED;
     if (in_or_next_to)
-        facts.dst = (hs_side){.ptr = address, .extent = 1, .alloc = fault.alloc,
+        facts.dst = (hs_side){.ptr = address,
+                              .extent = 1,
+                              .alloc = fault.alloc,
                               .where = fault.where == HS_FAULT_FREED ? HS_WHERE_FREED : HS_WHERE_LIVE};
-    uint64_t near[3] = {fault.alloc.id, fault.has_below ? fault.below.id : 0,
-                        fault.has_above ? fault.above.id : 0};
+    uint64_t near[3] = {fault.alloc.id, fault.has_below ? fault.below.id : 0, fault.has_above ? fault.above.id : 0};
     hs_suspects suspects;
     /* in or next to an allocation: launches into it first; near nothing: into either neighbour */
     hs_ledger_suspects_near(in_or_next_to ? near : near + 1, in_or_next_to ? 1 : 2, &suspects);
@@ -54,12 +55,18 @@ void hs_gpu_fault_report(uint16_t api, uintptr_t address, uint32_t reasons, uint
      * suspect's launch stack, or its caller alone unless launch_stacks=1). */
     uint32_t stack = 0;
     if (suspects.n)
-        stack = suspects.launch[0].stack ? suspects.launch[0].stack
-                                         : hs_stack_of_frames(&suspects.launch[0].caller, 1);
+        stack = suspects.launch[0].stack ? suspects.launch[0].stack : hs_stack_of_frames(&suspects.launch[0].caller, 1);
     hs_call call = {.api = api, .op = HS_OP_OTHER};
     hs_policy_count(&fi);
-    hs_event e = {.call = &call, .facts = &facts, .finding = &fi, .action = HS_ACTION_FORWARDED, .stack = stack,
-                  .thread = hs_thread_id(), .time_ns = hs_now_ns(), .suspects = &suspects, .gpu_fault = &fault};
+    hs_event e = {.call = &call,
+                  .facts = &facts,
+                  .finding = &fi,
+                  .action = HS_ACTION_FORWARDED,
+                  .stack = stack,
+                  .thread = hs_thread_id(),
+                  .time_ns = hs_now_ns(),
+                  .suspects = &suspects,
+                  .gpu_fault = &fault};
     uint32_t seq = hs_record_finding(&e, NULL);
     hs_record_gpu_fault(&e, seq);
     hs_report_finding(&e);

@@ -56,9 +56,9 @@ typedef struct call_counter {
 } __attribute__((aligned(64))) call_counter; /* one cache line each: threads never share one */
 
 static call_counter counters[COUNTERS];
-static atomic_int counters_used;              /* the highest counter ever taken, + 1 */
-static atomic_uint_fast64_t calls_of_exited;  /* threads that had no counter, once they exited */
-static HS_TLS _Atomic(uint64_t) own_calls;    /* this thread's count when it has no counter */
+static atomic_int counters_used;             /* the highest counter ever taken, + 1 */
+static atomic_uint_fast64_t calls_of_exited; /* threads that had no counter, once they exited */
+static HS_TLS _Atomic(uint64_t) own_calls;   /* this thread's count when it has no counter */
 
 static pthread_key_t count_key;
 static pthread_once_t count_key_once = PTHREAD_ONCE_INIT;
@@ -252,8 +252,13 @@ static void report_leak(const hs_span *s, void *arg)
     hs_facts facts = {.dst = {.ptr = s->base, .where = HS_WHERE_LIVE, .alloc = *s}};
     hs_finding f = hs_check_leak(&facts);
     hs_policy_count(&f);
-    hs_event e = {.call = &call, .facts = &facts, .finding = &f, .action = HS_ACTION_FORWARDED,
-                  .stack = s->stack, .thread = s->thread, .time_ns = hs_now_ns()};
+    hs_event e = {.call = &call,
+                  .facts = &facts,
+                  .finding = &f,
+                  .action = HS_ACTION_FORWARDED,
+                  .stack = s->stack,
+                  .thread = s->thread,
+                  .time_ns = hs_now_ns()};
     hs_report_finding(&e);
 }
 
@@ -284,7 +289,8 @@ __attribute__((destructor)) static void hs_destructor(void)
     hs_torch_at_exit();
     if (options.detect_leaks && !hs_shadow_foreach_live(report_leak, NULL, LEAK_WAIT_S))
         hs_say("hipshadow: detect_leaks: the shadow map was held for %d s at exit (an exit() from a signal "
-               "handler inside a wrapped call, or a thread stopped in one): leaks are not reported\n", LEAK_WAIT_S);
+               "handler inside a wrapped call, or a thread stopped in one): leaks are not reported\n",
+               LEAK_WAIT_S);
     if (__cxa_atexit(final_exit, NULL, NULL) != 0)
         final_exit(NULL);
 }

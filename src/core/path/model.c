@@ -27,7 +27,8 @@ void hs_model_release(const hs_call *c, hs_call_state *st)
 void hs_model_destroy_stream(const hs_call *c, hs_call_state *st)
 {
     uint32_t stack = hs_stack_capture();
-    st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_call_time(st), &st->facts.stream_info);
+    st->facts.stream_state = hs_stream_destroyed(c->stream, stack, hs_thread_id(), hs_call_time(st),
+                                                 &st->facts.stream_info);
     if (st->facts.stream_state == HS_STREAM_NEVER_CREATED && hs_layer_of(c->api)->unannounced_streams)
         st->facts.stream_state = HS_STREAM_OK; /* a stream the runtime made unseen */
     if (st->facts.stream_state != HS_STREAM_OK)
@@ -41,7 +42,7 @@ void hs_model_unclaim(const hs_call *c, hs_call_state *st)
         hs_shadow_restore(&st->freed); /* st->released stays set: the log records what was attempted */
     if (st->launch_seq)
         hs_ledger_withdraw(st->stream, st->launch_seq); /* the runtime refused the launch */
-    hs_order_host_fn_box_discard(st->host_box); /* never handed over, or refused: it will not run */
+    hs_order_host_fn_box_discard(st->host_box);         /* never handed over, or refused: it will not run */
     st->host_box = NULL;
 }
 
@@ -58,15 +59,24 @@ void hs_model_alloc(const hs_call *c, hs_call_state *st)
     uint32_t redzone = hs_redzone_of(c, size);
     /* A stream-ordered allocation is filled in its stream's order: the memory may still be in
      * use by that stream's earlier work. */
-    if (redzone && hs_gpu_redzone_fill((void *)(base + size), redzone, HS_REDZONE_PATTERN, c->async ? c->stream : 0,
-                                       !c->async) != 0 &&
+    if (redzone &&
+        hs_gpu_redzone_fill((void *)(base + size), redzone, HS_REDZONE_PATTERN, c->async ? c->stream : 0, !c->async) !=
+            0 &&
         (!layer->fill || hs_own_fill(layer, base + size, HS_REDZONE_PATTERN, redzone) != 0))
         redzone = 0; /* filled neither by hipshadow's kernel nor by the runtime's memset: not checked */
     if (redzone)
         hs_redzone_allocated_on(device);
     hs_span s = {
-        .base = base, .size = size, .kind = c->mem_kind, .api = c->api, .device = device < 0 ? 0 : device, .owner = c->pool,
-        .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_call_time(st), .redzone = redzone,
+        .base = base,
+        .size = size,
+        .kind = c->mem_kind,
+        .api = c->api,
+        .device = device < 0 ? 0 : device,
+        .owner = c->pool,
+        .stack = hs_stack_capture(),
+        .thread = hs_thread_id(),
+        .time_ns = hs_call_time(st),
+        .redzone = redzone,
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");
@@ -119,8 +129,7 @@ void hs_model_stream_create(const hs_call *c, hs_call_state *st)
 {
     if (c->out_stream) {
         hs_stream_created(*(uintptr_t *)c->out_stream, c->stream_flags, hs_own_current_device(hs_layer_of(c->api)),
-                          st->stack = hs_stack_capture(), hs_thread_id(),
-                          hs_call_time(st));
+                          st->stack = hs_stack_capture(), hs_thread_id(), hs_call_time(st));
         hs_access_stream_seen(hs_stream_get(*(uintptr_t *)c->out_stream), true);
     }
 }
@@ -180,11 +189,19 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     const hs_facts *f = &st->facts;
     const hs_kernel_info *k = hs_kernel_info_of(c);
     hs_launch l = {
-        .seq = hs_order_enqueue(s), .stamp = hs_order_stamp(), .time_ns = hs_coarse_ns(), .stream = c->stream,
+        .seq = hs_order_enqueue(s),
+        .stamp = hs_order_stamp(),
+        .time_ns = hs_coarse_ns(),
+        .stream = c->stream,
         .caller = c->caller,
-        .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0, .thread = hs_thread_id(),
-        .name = k ? k->name : NULL, .kernel = c->kernel, .shmem = (uint32_t)c->shmem, .api = c->api,
-        .kernel_ref = c->kernel_ref, .n_args = f->n_args,
+        .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0,
+        .thread = hs_thread_id(),
+        .name = k ? k->name : NULL,
+        .kernel = c->kernel,
+        .shmem = (uint32_t)c->shmem,
+        .api = c->api,
+        .kernel_ref = c->kernel_ref,
+        .n_args = f->n_args,
     };
     st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
@@ -192,7 +209,7 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     if (HS_UNLIKELY(f->access != NULL) && l.seq)
         hs_model_accesses(c, st, l.seq);
     if (!l.seq)
-        return; /* captured into a graph: it runs when the graph does */
+        return;                                          /* captured into a graph: it runs when the graph does */
     if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;
                                                            * no function: the runtime refuses it, unboxed */
         hs_host_fn fn = c->host_callback ? NULL : (hs_host_fn)c->kernel;
@@ -268,8 +285,15 @@ void hs_model_vmm_map(const hs_call *c, hs_call_state *st)
     hs_span reservation = {0};
     hs_vmm_reservation_of(c->dst, &reservation);
     hs_span s = {
-        .base = c->dst, .size = c->bytes, .kind = HS_MEM_MAPPED, .api = c->api, .device = device,
-        .owner = reservation.base, .stack = hs_stack_capture(), .thread = hs_thread_id(), .time_ns = hs_call_time(st),
+        .base = c->dst,
+        .size = c->bytes,
+        .kind = HS_MEM_MAPPED,
+        .api = c->api,
+        .device = device,
+        .owner = reservation.base,
+        .stack = hs_stack_capture(),
+        .thread = hs_thread_id(),
+        .time_ns = hs_call_time(st),
     };
     if (hs_shadow_add(&s) != 0)
         hs_disable("out of memory for the shadow map");

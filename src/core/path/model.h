@@ -18,7 +18,7 @@ void hs_model_unclaim(const hs_call *c, hs_call_state *st);
 /* ---- after success ---- */
 void hs_model_alloc(const hs_call *c, hs_call_state *st);
 void hs_model_free(const hs_call *c, hs_call_state *st);
-void hs_model_copy(const hs_call *c, hs_call_state *st);          /* copies and memsets */
+void hs_model_copy(const hs_call *c, hs_call_state *st); /* copies and memsets */
 void hs_model_sync(const hs_call *c, hs_call_state *st);
 void hs_model_stream_create(const hs_call *c, hs_call_state *st);
 void hs_model_event_create(const hs_call *c, hs_call_state *st);

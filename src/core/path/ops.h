@@ -12,19 +12,19 @@ typedef void (*hs_log_fn)(const hs_call *c, hs_call_state *st, int result);
 
 typedef struct hs_op_row {
     const char *name;
-    bool pausable;                 /* hipshadow_pause() skips its gathering and rules */
-    bool serialize;                /* serialize=1 waits for it and checks for a fault (launches) */
-    bool sync_point;               /* once it succeeded (and is synchronous), the work before it is done */
-    hs_step_fn claim;              /* model.c, before forwarding: changes others must see at once */
-    hs_step_fn gather;             /* facts.c: what the rules need */
-    hs_rule_fn rules;              /* check.c: findings, after the stream-handle rule every call gets */
+    bool pausable;     /* hipshadow_pause() skips its gathering and rules */
+    bool serialize;    /* serialize=1 waits for it and checks for a fault (launches) */
+    bool sync_point;   /* once it succeeded (and is synchronous), the work before it is done */
+    hs_step_fn claim;  /* model.c, before forwarding: changes others must see at once */
+    hs_step_fn gather; /* facts.c: what the rules need */
+    hs_rule_fn rules;  /* check.c: findings, after the stream-handle rule every call gets */
     void (*log_before)(const hs_call *c, hs_call_state *st, bool paused); /* record.c: before forwarding */
-    hs_step_fn enqueue;            /* model.c, last before forwarding, when it is forwarded: work the device may
+    hs_step_fn enqueue;  /* model.c, last before forwarding, when it is forwarded: work the device may
                                     * start before the call returns (undone by hs_model_unclaim if refused) */
-    hs_step_fn settle;             /* model.c: after forwarding, whatever the result */
-    hs_step_fn apply;              /* model.c: after the runtime succeeded */
-    hs_step_fn explain;            /* facts.c: after the runtime failed, before runtime-error is reported */
-    hs_log_fn log_after;           /* record.c: after the call, forwarded or not */
+    hs_step_fn settle;   /* model.c: after forwarding, whatever the result */
+    hs_step_fn apply;    /* model.c: after the runtime succeeded */
+    hs_step_fn explain;  /* facts.c: after the runtime failed, before runtime-error is reported */
+    hs_log_fn log_after; /* record.c: after the call, forwarded or not */
 } hs_op_row;
 
 extern const hs_op_row hs_ops[HS_OP_COUNT];

@@ -16,7 +16,7 @@ enum {
 
 static pthread_mutex_t deep_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t deep_owner; /* the thread on the deep stack (0: none) */
-static char *deep_stack; /* NULL: not mapped yet; MAP_FAILED: could not be */
+static char *deep_stack;            /* NULL: not mapped yet; MAP_FAILED: could not be */
 static ucontext_t deep_ctx, caller_ctx;
 static void (*deep_fn)(void *);
 static void *deep_arg;

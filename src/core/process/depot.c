@@ -5,7 +5,7 @@
 #include <uthash.h>
 
 struct hs_depot_entry {
-    uint64_t hash;          /* key */
+    uint64_t hash; /* key */
     uint32_t id;
     uint32_t bytes;
     hs_depot_entry *next_same_hash;

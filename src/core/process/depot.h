@@ -11,8 +11,8 @@
 typedef struct hs_depot_entry hs_depot_entry;
 
 typedef struct hs_depot {
-    hs_depot_entry *by_hash;  /* uthash, one entry per hash; equal hashes chain */
-    hs_depot_entry **by_id;   /* by_id[id - 1] */
+    hs_depot_entry *by_hash; /* uthash, one entry per hash; equal hashes chain */
+    hs_depot_entry **by_id;  /* by_id[id - 1] */
     uint32_t count, capacity;
 } hs_depot;
 

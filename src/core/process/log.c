@@ -41,25 +41,25 @@ static uint64_t segment_of(uint64_t index)
 
 static struct {
     atomic_bool on;
-    hs_own_fd file;                  /* the log's descriptor: the program may close and reuse it */
+    hs_own_fd file; /* the log's descriptor: the program may close and reuse it */
     const hs_options *opt;
     const char *const *api_names;
     int n_apis, runtime;
     hs_log_file_header *header;
-    uint8_t *ring;                   /* ring mode: the event ring */
+    uint8_t *ring; /* ring mode: the event ring */
     uint64_t ring_chunks;
     uint64_t growing_offset;
     atomic_uint_fast64_t next_event_seq;
     atomic_uint_fast64_t next_growing; /* next free chunk index in the growing area */
     _Atomic(uint8_t *) segments[MAX_SEGMENTS];
-    pthread_mutex_t grow_lock;       /* mapping a new segment: rare */
-    pthread_mutex_t meta_lock;       /* metadata chunk: rare */
+    pthread_mutex_t grow_lock; /* mapping a new segment: rare */
+    pthread_mutex_t meta_lock; /* metadata chunk: rare */
     hs_log_chunk_header *meta_chunk;
     uint64_t meta_seq;
-    unsigned long module_adds;       /* the loader's dlpi_adds when the module map was written */
+    unsigned long module_adds; /* the loader's dlpi_adds when the module map was written */
     uint32_t module_generation;
     atomic_bool warned;
-    char path[4096];                 /* the file this process writes (the template expanded) */
+    char path[4096]; /* the file this process writes (the template expanded) */
 } lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
 
 /* This thread's current event chunk. */
@@ -73,7 +73,10 @@ static void log_off(const char *what, int err)
     atomic_store(&lg.on, false);
     if (!atomic_exchange(&lg.warned, true))
         hs_say("hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
-               lg.path[0] ? lg.path : lg.opt && lg.opt->log ? lg.opt->log : "?", what, strerror(err));
+               lg.path[0]              ? lg.path
+               : lg.opt && lg.opt->log ? lg.opt->log
+                                       : "?",
+               what, strerror(err));
 }
 
 /* ---- the file's chunks ---- */
@@ -145,10 +148,7 @@ static hs_log_chunk_header *new_event_chunk(void)
     return c;
 }
 
-static uint32_t space_left(const hs_log_chunk_header *c)
-{
-    return HS_LOG_CHUNK_BYTES - (uint32_t)sizeof *c - c->used;
-}
+static uint32_t space_left(const hs_log_chunk_header *c) { return HS_LOG_CHUNK_BYTES - (uint32_t)sizeof *c - c->used; }
 
 void *hs_log_begin(uint16_t type, uint32_t size)
 {
@@ -297,9 +297,9 @@ typedef struct kernel_name {
 } kernel_name;
 
 static struct {
-    kernel_name *names;              /* by id - 1 */
+    kernel_name *names; /* by id - 1 */
     uint32_t n, cap;
-    uint32_t *slots;                 /* ids, 0 = empty; slot_count is a power of two */
+    uint32_t *slots; /* ids, 0 = empty; slot_count is a power of two */
     uint32_t slot_count;
 } kn;
 
@@ -434,12 +434,14 @@ static void open_for_this_process(void)
         /* hs_create_unique's errno for a name that is not a file: say what the name is (before,
          * a symbolic link read "Too many levels of symbolic links" and /dev/full "No such device") */
         int err = errno;
-        const char *why = err == ELOOP ? "it is a symbolic link (a log is never written through one)"
-                        : err == ENODEV ? "it is a device or special file, not a file" : strerror(err);
+        const char *why = err == ELOOP    ? "it is a symbolic link (a log is never written through one)"
+                          : err == ENODEV ? "it is a device or special file, not a file"
+                                          : strerror(err);
         atomic_store(&lg.on, false);
         if (!atomic_exchange(&lg.warned, true))
-            hs_say("hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
-                   path, why);
+            hs_say(
+                "hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
+                path, why);
         return;
     }
     if (strcmp(template, path)) /* said once, as for findings=: the log is not where the user looks */

@@ -78,7 +78,7 @@ typedef struct {
     size_t len;
 } msg;
 
-#define put(m, ...) hs_appendf((m)->buf, sizeof (m)->buf, &(m)->len, __VA_ARGS__)
+#define put(m, ...) hs_appendf((m)->buf, sizeof(m)->buf, &(m)->len, __VA_ARGS__)
 
 /* Text from the user, len bytes of it: at most `show` characters, non-printable ones as \xNN,
  * "..." when cut.  Never a newline, so one problem stays one line. */
@@ -97,7 +97,12 @@ static void put_text(msg *m, const char *s, size_t len, size_t show)
 
 enum { SHOW_VALUE = 64, SHOW_LONG = 40 };
 
-static void put_value(msg *m, const char *v) { put(m, "'"); put_text(m, v, strlen(v), SHOW_VALUE); put(m, "'"); }
+static void put_value(msg *m, const char *v)
+{
+    put(m, "'");
+    put_text(m, v, strlen(v), SHOW_VALUE);
+    put(m, "'");
+}
 
 /* The values of an enumerated option, "a, b, c". */
 static void put_list(msg *m, const char *list)
@@ -340,7 +345,8 @@ static bool take_value(const opt_desc *d, void *field, const char *v, msg *m)
             put(m, "cannot copy the value (out of memory)");
             return false;
         }
-        *(char **)field = copy; /* options live for the whole process: the old value is not freed (it may be a literal) */
+        *(char **)field =
+            copy; /* options live for the whole process: the old value is not freed (it may be a literal) */
         return true;
     }
     }
@@ -497,10 +503,10 @@ static void print_limits(FILE *out, const char *name)
 void hs_options_print_help(const hs_options *d, FILE *out)
 {
     fprintf(out, "hipshadow options (HIPSHADOW_OPTIONS=key=value:key=value):\n");
-#define HS_OPTION(type, name, def, limits, help) \
-    fprintf(out, "  %-14s default ", #name);     \
-    print_value_##type(out, d->name);            \
-    print_limits(out, #name);                    \
+#define HS_OPTION(type, name, def, limits, help)                                                                       \
+    fprintf(out, "  %-14s default ", #name);                                                                           \
+    print_value_##type(out, d->name);                                                                                  \
+    print_limits(out, #name);                                                                                          \
     fprintf(out, "\n      %s\n", help);
 #include "process/options.inc"
 #undef HS_OPTION
@@ -509,8 +515,8 @@ void hs_options_print_help(const hs_options *d, FILE *out)
 void hs_options_print(const hs_options *o, FILE *out)
 {
     fprintf(out, "hipshadow: options in force:");
-#define HS_OPTION(type, name, def, limits, help) \
-    fprintf(out, " %s=", #name);                 \
+#define HS_OPTION(type, name, def, limits, help)                                                                       \
+    fprintf(out, " %s=", #name);                                                                                       \
     print_value_##type(out, o->name);
 #include "process/options.inc"
 #undef HS_OPTION
@@ -526,9 +532,9 @@ void hs_options_format(const hs_options *o, char *buf, size_t len)
         return;
     }
     const char *sep = "";
-#define HS_OPTION(type, name, def, limits, help) \
-    fprintf(f, "%s%s=", sep, #name);             \
-    print_value_##type(f, o->name);              \
+#define HS_OPTION(type, name, def, limits, help)                                                                       \
+    fprintf(f, "%s%s=", sep, #name);                                                                                   \
+    print_value_##type(f, o->name);                                                                                    \
     sep = ":";
 #include "process/options.inc"
 #undef HS_OPTION

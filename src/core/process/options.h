@@ -11,11 +11,11 @@
 
 typedef enum { HS_MODE_WARN, HS_MODE_BLOCK, HS_MODE_ABORT } hs_mode;
 
-#define HS_OPT_CTYPE_BOOL   bool
-#define HS_OPT_CTYPE_INT    long
-#define HS_OPT_CTYPE_SIZE   uint64_t
+#define HS_OPT_CTYPE_BOOL bool
+#define HS_OPT_CTYPE_INT long
+#define HS_OPT_CTYPE_SIZE uint64_t
 #define HS_OPT_CTYPE_STRING char *
-#define HS_OPT_CTYPE_MODE   hs_mode
+#define HS_OPT_CTYPE_MODE hs_mode
 
 typedef struct hs_options {
 #define HS_OPTION(type, name, def, limits, help) HS_OPT_CTYPE_##type name;

@@ -68,8 +68,7 @@ static ssize_t guarded_write(void *cookie, const char *buf, size_t size)
     guarded_stream *g = cookie;
     if (!hs_own_fd_ok(&g->file)) {
         if (!g->warned)
-            hs_say("hipshadow: %s: the program closed its file descriptor; nothing more is written there\n",
-                   g->what);
+            hs_say("hipshadow: %s: the program closed its file descriptor; nothing more is written there\n", g->what);
         g->warned = true;
         errno = EBADF;
         return -1;

@@ -46,7 +46,8 @@ static const char *rank_string(char *buf, size_t len, int *rank)
         if (!rank_ok(v)) {
             if (!atomic_exchange(&refused_said, true))
                 hs_say("hipshadow: %s='%.64s%s' is not a rank (digits, or up to %d letters, digits, '-' and '_'); "
-                       "%%r does not take it\n", vars[i], v, strlen(v) > 64 ? "..." : "", HS_RANK_MAX);
+                       "%%r does not take it\n",
+                       vars[i], v, strlen(v) > 64 ? "..." : "", HS_RANK_MAX);
             continue;
         }
         *rank = all_digits(v) ? atoi(v) : -1;
@@ -73,7 +74,10 @@ void hs_expand_path(const char *template, char *out, size_t len, int *rank)
         char pid[16];
         if (p[0] == '%' && p[1]) {
             switch (p[1]) {
-            case 'p': snprintf(pid, sizeof pid, "%d", (int)getpid()); sub = pid; break;
+            case 'p':
+                snprintf(pid, sizeof pid, "%d", (int)getpid());
+                sub = pid;
+                break;
             case 'h': sub = host; break;
             case 'e': sub = exe_base; break;
             case 'r': sub = rank_text; break;

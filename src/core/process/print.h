@@ -9,9 +9,12 @@
 #include <stdio.h>
 
 /* A bounded string builder for one JSON line: no FILE*, one write() per finding. */
-typedef struct hs_jbuf { char data[16384]; size_t n; } hs_jbuf;
+typedef struct hs_jbuf {
+    char data[16384];
+    size_t n;
+} hs_jbuf;
 
-#define hs_jb(b, ...) hs_appendf((b)->data, sizeof (b)->data, &(b)->n, __VA_ARGS__)
+#define hs_jb(b, ...) hs_appendf((b)->data, sizeof(b)->data, &(b)->n, __VA_ARGS__)
 
 /* s as a JSON string, quoted and escaped. */
 void hs_jb_string(hs_jbuf *b, const char *s);

@@ -22,9 +22,9 @@ static struct {
     int depth;
     uintptr_t own_start, own_end; /* hipshadow's text, left out of captured stacks */
     pthread_mutex_t lock;
-    hs_depot table;              /* the stacks, each an array of return addresses */
-    uint64_t bytes, max_bytes;   /* stored, and stack_depot_max (findings may go 1/8 past it) */
-    atomic_bool full;            /* a stack was not recorded for want of room (said once) */
+    hs_depot table;            /* the stacks, each an array of return addresses */
+    uint64_t bytes, max_bytes; /* stored, and stack_depot_max (findings may go 1/8 past it) */
+    atomic_bool full;          /* a stack was not recorded for want of room (said once) */
 } depot = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_bytes = UINT64_MAX};
 
 static int find_own_segment(struct dl_phdr_info *info, size_t size, void *arg)
@@ -83,10 +83,9 @@ static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
 out:
     pthread_mutex_unlock(&depot.lock);
     if (say_full)
-        hs_say(
-            "hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
-            "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
-            (unsigned long long)depot.max_bytes, stored);
+        hs_say("hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
+               "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
+               (unsigned long long)depot.max_bytes, stored);
     return id;
 }
 
@@ -113,7 +112,10 @@ static __attribute__((noinline)) int backtrace_by_steps(void **pcs, int max)
     return n;
 }
 
-static int backtrace_pcs(void **pcs, int max) { return &__tsan_init ? backtrace_by_steps(pcs, max) : unw_backtrace(pcs, max); }
+static int backtrace_pcs(void **pcs, int max)
+{
+    return &__tsan_init ? backtrace_by_steps(pcs, max) : unw_backtrace(pcs, max);
+}
 
 /* A walk takes ~6 KiB of stack (libunwind's context and cursor, and the loader resolving
  * libunwind's functions the first time), which a thread made with a small stack (16 KiB:
@@ -155,7 +157,7 @@ HS_TLS uintptr_t hs_entry_slot;
 #if defined(__x86_64__) && !defined(HS_NO_STACK_CACHE)
 enum { CACHE_STACKS = 64, SLOT_SPAN_MAX = 8 << 20 };
 typedef struct cached_stack {
-    uintptr_t entry;          /* the slot of the first frame (0: empty) */
+    uintptr_t entry; /* the slot of the first frame (0: empty) */
     uint32_t id;
     int n;
     uintptr_t slot[HS_STACK_MAX_FRAMES], pc[HS_STACK_MAX_FRAMES];
@@ -182,8 +184,8 @@ static void cache_keep(uintptr_t entry, uint32_t id, const uintptr_t *slot, cons
 {
     if (!stack_cache && !stack_cache_failed) {
         /* mmap, not malloc: captures run inside the program's allocator calls too */
-        void *m = mmap(NULL, CACHE_STACKS * sizeof(cached_stack), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *m = mmap(NULL, CACHE_STACKS * sizeof(cached_stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
         stack_cache_failed = m == MAP_FAILED;
         stack_cache = stack_cache_failed ? NULL : m;
     }

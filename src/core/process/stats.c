@@ -14,10 +14,11 @@ void hs_stats_print(void)
         return;
     char line[1024];
     size_t n = (size_t)snprintf(line, sizeof line, "hipshadow: STATS");
-#define HS_STAT_PRINT(name)                                                                                    \
-    if (n < sizeof line)                                                                                       \
-        n += (size_t)snprintf(line + n, sizeof line - n, " %s=%llu", #name,                                    \
-                              (unsigned long long)atomic_load_explicit(&hs_stats[HS_STAT_##name], memory_order_relaxed));
+#define HS_STAT_PRINT(name)                                                                                            \
+    if (n < sizeof line)                                                                                               \
+        n += (size_t)snprintf(                                                                                         \
+            line + n, sizeof line - n, " %s=%llu", #name,                                                              \
+            (unsigned long long)atomic_load_explicit(&hs_stats[HS_STAT_##name], memory_order_relaxed));
     HS_STAT_KINDS(HS_STAT_PRINT)
 #undef HS_STAT_PRINT
     hs_say("%s\n", line);

@@ -11,16 +11,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+// clang-format off
 #define HS_STAT_KINDS(X)                                                                                     \
     X(launch) X(copy) X(copy_fast) X(memset) X(alloc) X(free) X(sync) X(event) X(stream) X(other)            \
     X(own_save) X(own_query)                                                                                 \
     X(block_alloc) X(block_free_requested) X(block_free_completed) X(block_segment) X(block_other)
+// clang-format on
 
 typedef enum hs_stat {
 #define HS_STAT_ENUM(name) HS_STAT_##name,
     HS_STAT_KINDS(HS_STAT_ENUM)
 #undef HS_STAT_ENUM
-    HS_STAT_COUNT
+        HS_STAT_COUNT
 } hs_stat;
 
 extern bool hs_stats_on;

@@ -83,10 +83,7 @@ void hs_fork_gate_leave(void)
         pthread_rwlock_unlock(&fork_gate);
 }
 
-void hs_fork_gate_close(void)
-{
-    gate_closed_here = gate_depth == 0 && pthread_rwlock_wrlock(&fork_gate) == 0;
-}
+void hs_fork_gate_close(void) { gate_closed_here = gate_depth == 0 && pthread_rwlock_wrlock(&fork_gate) == 0; }
 
 void hs_fork_gate_open(void)
 {

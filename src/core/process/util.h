@@ -12,12 +12,12 @@
 #define HS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HS_TLS __thread __attribute__((tls_model("initial-exec")))
 
-uint64_t hs_now_ns(void);          /* CLOCK_REALTIME, for records that are compared across processes */
-uint64_t hs_coarse_ns(void);       /* the same clock at a few ms resolution, for the hot path's ages */
+uint64_t hs_now_ns(void);              /* CLOCK_REALTIME, for records that are compared across processes */
+uint64_t hs_coarse_ns(void);           /* the same clock at a few ms resolution, for the hot path's ages */
 uint64_t hs_coarse_monotonic_ns(void); /* a few ms resolution, never steps back: for rate limits */
-uint64_t hs_order_stamp(void);     /* a cheap, monotonic stamp: which of two events came first */
-uint32_t hs_thread_id(void);       /* kernel tid, cached per thread */
-uint64_t hs_start_ns(void);        /* when hipshadow started in this process */
+uint64_t hs_order_stamp(void);         /* a cheap, monotonic stamp: which of two events came first */
+uint32_t hs_thread_id(void);           /* kernel tid, cached per thread */
+uint64_t hs_start_ns(void);            /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
 /* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
  * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is
@@ -26,9 +26,9 @@ void hs_thread_id_after_fork(void);
  * thread. */
 void hs_fork_gate_enter(void);
 void hs_fork_gate_leave(void);
-void hs_fork_gate_close(void);   /* atfork prepare */
-void hs_fork_gate_open(void);    /* atfork parent */
-void hs_fork_gate_reset(void);   /* atfork child */
+void hs_fork_gate_close(void); /* atfork prepare */
+void hs_fork_gate_open(void);  /* atfork parent */
+void hs_fork_gate_reset(void); /* atfork child */
 /* getenv, also from a program's .preinit_array, which runs before the C library sets environ
  * (getenv finds nothing then): the initial environment is read from /proc/self/environ. */
 const char *hs_getenv(const char *name);

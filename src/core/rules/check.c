@@ -3,7 +3,10 @@
 #include "kernels/redzones.h"
 #include "shadow/regions.h"
 
-static const struct { const char *name; hs_severity severity; } kinds[HS_KIND_COUNT] = {
+static const struct {
+    const char *name;
+    hs_severity severity;
+} kinds[HS_KIND_COUNT] = {
 #define HS_KIND(id, name, sev, meaning) [HS_KIND_##id] = {name, sev},
 #include "hipshadow/finding_kinds.inc"
 #undef HS_KIND
@@ -76,8 +79,8 @@ static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
 {
     uint64_t over = overrun_of(s);
     if (over) {
-        add(k, hs_mem_kind_is_device(s->alloc.kind) ? HS_KIND_OUT_OF_BOUNDS : HS_KIND_HOST_OUT_OF_BOUNDS,
-            HS_SEV_ERROR, id, over, 0);
+        add(k, hs_mem_kind_is_device(s->alloc.kind) ? HS_KIND_OUT_OF_BOUNDS : HS_KIND_HOST_OUT_OF_BOUNDS, HS_SEV_ERROR,
+            id, over, 0);
         return;
     }
     /* Inside the allocation, but past the end of the annotated tensor it starts in, or of the
@@ -92,7 +95,10 @@ static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
  * kind is wrong and breaks on runtimes that honour it.  A call with no kind to state, that takes
  * device memory by address (the CUDA driver's), takes it as what it is: device-mapped memory. */
 static bool device_role_accepts(uint32_t kind) { return hs_mem_kind_is_device(kind); }
-static bool device_role_accepts_by_address(uint32_t kind) { return hs_mem_kind_is_device(kind) || hs_mem_kind_is_host(kind); }
+static bool device_role_accepts_by_address(uint32_t kind)
+{
+    return hs_mem_kind_is_device(kind) || hs_mem_kind_is_host(kind);
+}
 static bool host_role_accepts(uint32_t kind)
 {
     return kind != HS_MEM_DEVICE && kind != HS_MEM_EXTERNAL_DEVICE && kind != HS_MEM_MAPPED;
@@ -101,9 +107,7 @@ static bool host_role_accepts(uint32_t kind)
 static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_address)
 {
     switch (s->where) {
-    case HS_WHERE_FREED:
-        add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
-        return;
+    case HS_WHERE_FREED: add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0); return;
     case HS_WHERE_LIVE:
         /* the segment is live, the tensor's block was freed; or the pool is, and its NVTX region was */
         if (s->block_state == HS_BLOCK_FREED || s->region_freed) {
@@ -126,9 +130,7 @@ static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_
 static void check_host_side(sink *k, const hs_side *s, hs_side_id id)
 {
     switch (s->where) {
-    case HS_WHERE_FREED:
-        add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
-        return;
+    case HS_WHERE_FREED: add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0); return;
     case HS_WHERE_LIVE:
         if (s->region_freed) { /* an NVTX heap in pinned host memory */
             add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0);
@@ -190,7 +192,10 @@ int hs_check_memory_op(const hs_call *call, const hs_facts *f, hs_finding *out, 
         return k.n;
     }
 
-    const struct { const hs_side *side; hs_side_id id; } sides[2] = {{&f->src, HS_SIDE_SRC}, {&f->dst, HS_SIDE_DST}};
+    const struct {
+        const hs_side *side;
+        hs_side_id id;
+    } sides[2] = {{&f->src, HS_SIDE_SRC}, {&f->dst, HS_SIDE_DST}};
     for (int i = 0; i < 2; i++) {
         const hs_side *s = sides[i].side;
         if (!s->ptr) {
@@ -251,7 +256,8 @@ int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out
         add(&k, HS_KIND_ASYNC_OVERLAP, HS_SEV_ERROR, f->pending.host_write ? HS_SIDE_DST : HS_SIDE_SRC, 0, 0);
     /* An async D2H into pageable memory is staged by the runtime and becomes synchronous. */
     const hs_side *d = &f->dst;
-    if (f->want_notes && call->op == HS_OP_COPY && f->dir == HS_DIR_D2H && d->host_checked && d->host.status == HS_HOST_OK)
+    if (f->want_notes && call->op == HS_OP_COPY && f->dir == HS_DIR_D2H && d->host_checked &&
+        d->host.status == HS_HOST_OK)
         add(&k, HS_KIND_PAGEABLE_ASYNC, hs_kind_severity(HS_KIND_PAGEABLE_ASYNC), HS_SIDE_DST, 0, 0);
     return k.n;
 }
@@ -289,8 +295,8 @@ int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int
     for (int i = 0; i < f->n_args; i++) {
         const hs_launch_arg *a = &f->args[i];
         if (a->state == HS_ARG_FREED) {
-            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, a->how == HS_ARG_EXACT ? HS_SEV_ERROR : HS_SEV_WARNING,
-                HS_SIDE_DST, 0, 0);
+            add(&k, HS_KIND_KERNEL_USE_AFTER_FREE, a->how == HS_ARG_EXACT ? HS_SEV_ERROR : HS_SEV_WARNING, HS_SIDE_DST,
+                0, 0);
             break; /* one finding per launch: the report lists every argument */
         }
         /* A freed PyTorch block of a live segment, or a freed NVTX region of a live pool.  Only a

@@ -48,8 +48,8 @@ int hs_check_free(const hs_call *call, const hs_facts *facts, hs_finding *out, i
  * Requests a program must expect to be refused (allocations, reservations, physical handles,
  * pools, lookups: out of memory, an unsupported property, a symbol this driver lacks) are no
  * finding by themselves.  Returns the number of findings written to *out (0 or 1). */
-int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier,
-                    int n_earlier, hs_finding *out);
+int hs_check_result(const hs_call *call, const hs_facts *facts, bool rescued, const hs_finding *earlier, int n_earlier,
+                    hs_finding *out);
 /* A redzone found overwritten: kernel-out-of-bounds-write; overrun = the last byte written past
  * the allocation's end + 1. */
 hs_finding hs_check_redzone(const hs_redzone_damage *d);

@@ -47,7 +47,10 @@ static bool peer_device(const hs_rule_input *in, char *what, size_t n)
     if (c->op != HS_OP_COPY || !c->devices_stated)
         return false;
     int count = in->limits ? in->limits->device_count : 0;
-    const struct { const char *side; int device; } sides[2] = {{"destination", c->dst_device}, {"source", c->src_device}};
+    const struct {
+        const char *side;
+        int device;
+    } sides[2] = {{"destination", c->dst_device}, {"source", c->src_device}};
     for (int i = 0; i < 2; i++)
         if (sides[i].device < 0 || (count > 0 && sides[i].device >= count)) {
             if (sides[i].device < 0)
@@ -111,11 +114,10 @@ static bool launch_stream_device(const hs_rule_input *in, char *what, size_t n)
 {
     const hs_call *c = in->call;
     bool kernel = c->op == HS_OP_LAUNCH && (c->kernel_ref == HS_KREF_STUB || c->kernel_ref == HS_KREF_FUNCTION);
-    if (!in->kernels_on_current_device || !kernel || in->stream_device < 0 ||
-        in->current_device < 0 || in->stream_device == in->current_device)
+    if (!in->kernels_on_current_device || !kernel || in->stream_device < 0 || in->current_device < 0 ||
+        in->stream_device == in->current_device)
         return false;
-    snprintf(what, n, "the stream is device %d's and the current device is %d", in->stream_device,
-             in->current_device);
+    snprintf(what, n, "the stream is device %d's and the current device is %d", in->stream_device, in->current_device);
     return true;
 }
 
@@ -127,8 +129,8 @@ static bool launch_empty(const hs_rule_input *in, char *what, size_t n)
     const uint32_t *dims[2] = {c->grid, c->block};
     for (int i = 0; i < 2; i++)
         if (!dims[i][0] || !dims[i][1] || !dims[i][2]) {
-            snprintf(what, n, "the %s (%u, %u, %u) has a zero dimension", i ? "block" : "grid", dims[i][0],
-                     dims[i][1], dims[i][2]);
+            snprintf(what, n, "the %s (%u, %u, %u) has a zero dimension", i ? "block" : "grid", dims[i][0], dims[i][1],
+                     dims[i][2]);
             return true;
         }
     return false;

@@ -21,8 +21,8 @@ typedef struct hs_rule_input {
 } hs_rule_input;
 
 typedef struct hs_cause {
-    const char *rule;               /* the row's name (NULL: no rule decided) */
-    char text[320];                 /* what the arguments do, then the rule they break */
+    const char *rule; /* the row's name (NULL: no rule decided) */
+    char text[320];   /* what the arguments do, then the rule they break */
 } hs_cause;
 
 /* The first row that decides; false when none does (a row that cannot decide says nothing). */

@@ -17,26 +17,31 @@ struct hs_visible;    /* own_calls.h */
 typedef struct hs_lookup_entry {
     const char *name;
     void *wrapper;
-    void *const *real;                   /* the real function, once resolved */
-    void *const *alias;                  /* another address of it (a get-proc-address answer), or NULL */
+    void *const *real;  /* the real function, once resolved */
+    void *const *alias; /* another address of it (a get-proc-address answer), or NULL */
 } hs_lookup_entry;
 
 /* One kernel parameter as the platform describes it. */
 /* What a kernel does through a pointer parameter (AMD code-object metadata: .actual_access, else .access). */
-typedef enum hs_param_access { HS_PARAM_ACCESS_UNKNOWN = 0, HS_PARAM_READ_ONLY, HS_PARAM_WRITE_ONLY, HS_PARAM_READ_WRITE } hs_param_access;
+typedef enum hs_param_access {
+    HS_PARAM_ACCESS_UNKNOWN = 0,
+    HS_PARAM_READ_ONLY,
+    HS_PARAM_WRITE_ONLY,
+    HS_PARAM_READ_WRITE
+} hs_param_access;
 
 typedef struct hs_kernel_param {
-    uint32_t offset, size;    /* in the argument buffer */
-    bool pointer_known;       /* the platform says whether it is a pointer (AMD code-object metadata) */
+    uint32_t offset, size; /* in the argument buffer */
+    bool pointer_known;    /* the platform says whether it is a pointer (AMD code-object metadata) */
     bool pointer;
-    uint8_t access;           /* hs_param_access */
+    uint8_t access; /* hs_param_access */
 } hs_kernel_param;
 
 /* What one device allows, for the rules that explain a runtime's refusal (runtime_rules.c).  A
  * limit of 0 is unknown. */
 enum { HS_LIMITS_MAX_DEVICES = 64 };
 typedef struct hs_device_limits {
-    bool known;                          /* the front-end answered */
+    bool known; /* the front-end answered */
     int device_count;
     uint32_t max_threads_per_block;
     uint32_t max_block[3], max_grid[3];
@@ -49,10 +54,10 @@ typedef struct hs_device_limits {
  * stream_sync, device_limits, fill, read) and the front-end's query_pointer and kernels are reached through
  * own_calls.h only, which keeps what the program observes as it was. */
 typedef struct hs_layer {
-    const char *name;                    /* "HIP runtime", "CUDA runtime", "CUDA driver" */
-    uint16_t first_api, n_apis;          /* its part of hs_call.api */
+    const char *name;           /* "HIP runtime", "CUDA runtime", "CUDA driver" */
+    uint16_t first_api, n_apis; /* its part of hs_call.api */
     const char *(*error_name)(int code);
-    bool (*is_failure)(int code);        /* false for success and for "not ready" answers */
+    bool (*is_failure)(int code); /* false for success and for "not ready" answers */
     /* The device of the calling thread's current context (the device new allocations go to);
      * -1 when unknown.  Called with the re-entrancy guard held. */
     int (*current_device)(void);
@@ -83,21 +88,21 @@ typedef struct hs_layer {
     /* Modules, for kernel metadata: a module was loaded from an image; a function was found in one. */
     void (*module_loaded)(const void *module, const void *image);
     void (*function_found)(const void *function, const void *module, const char *name);
-    const hs_lookup_entry *lookup;       /* every exported wrapper of the layer, in any order */
+    const hs_lookup_entry *lookup; /* every exported wrapper of the layer, in any order */
     int n_lookup;
 } hs_layer;
 
 typedef struct hs_frontend {
-    const char *runtime;                 /* "HIP", "CUDA" */
-    int runtime_id;                      /* 1 HIP, 2 CUDA (the log header's `runtime`) */
-    const char *const *api_names;        /* indexed by hs_call.api, across all layers */
+    const char *runtime;          /* "HIP", "CUDA" */
+    int runtime_id;               /* 1 HIP, 2 CUDA (the log header's `runtime`) */
+    const char *const *api_names; /* indexed by hs_call.api, across all layers */
     int n_apis;
-    const hs_layer *const *layers;       /* in api-id order */
+    const hs_layer *const *layers; /* in api-id order */
     int n_layers;
     /* A pointer the shadow map does not know: does the runtime know it as device memory?
      * Fills base/size/device of *span.  Called with the re-entrancy guard held. */
     bool (*query_pointer)(uintptr_t p, hs_span *span);
-    const uintptr_t *builtin_streams;    /* handles valid without creation: null, legacy, per-thread */
+    const uintptr_t *builtin_streams; /* handles valid without creation: null, legacy, per-thread */
     int n_builtin_streams;
     uintptr_t per_thread_stream;         /* the handle meaning "this thread's default stream" */
     uintptr_t legacy_stream;             /* another name of the legacy null stream (CUDA: 1), or 0 */

@@ -21,16 +21,16 @@
 /* What the program can see of the runtime, as a front-end saves it (hs_frontend.save_visible). */
 typedef struct hs_visible {
     bool has_last_error, has_device, has_context;
-    int last_error;        /* as the runtime's Peek answers */
-    int device;            /* the calling thread's current device */
-    void *context;         /* the calling thread's current context (CUDA driver) */
-    int runtime_version;   /* for the rule of the last error (HIP: changed in ROCm 7) */
+    int last_error;      /* as the runtime's Peek answers */
+    int device;          /* the calling thread's current device */
+    void *context;       /* the calling thread's current context (CUDA driver) */
+    int runtime_version; /* for the rule of the last error (HIP: changed in ROCm 7) */
 } hs_visible;
 
 struct hs_own_thread {
-    bool saved;            /* a bracket is open: the state below is the program's */
+    bool saved; /* a bracket is open: the state below is the program's */
     int err_no;
-    int owed;              /* a last error the runtime no longer holds (0: none) */
+    int owed; /* a last error the runtime no longer holds (0: none) */
     hs_visible visible;
 };
 extern HS_TLS struct hs_own_thread hs_own_thread;

@@ -14,7 +14,7 @@
 
 enum { PERM_R = 1, PERM_W = 2, PERM_X = 4, PERM_SHARED = 8 };
 
-static hs_span_index maps;    /* one span per line of /proc/self/maps; kind = PERM_* bits */
+static hs_span_index maps; /* one span per line of /proc/self/maps; kind = PERM_* bits */
 static uintptr_t page_mask;
 /* Counted changes of the mappings, and the count the snapshot was read at (never equal before
  * the first read). */
@@ -24,7 +24,10 @@ static atomic_uint snapshots; /* how many times the snapshot was read: a thread'
 /* Each thread's last mapping that passed in a fresh snapshot (a copy's host buffer is usually
  * where the last one was: its stack, its staging buffer): trusted with no lookup until the maps
  * change (a re-read of the snapshot alone changes nothing about them). */
-static HS_TLS struct { unsigned changes, perms; uintptr_t lo, hi; } last_hit;
+static HS_TLS struct {
+    unsigned changes, perms;
+    uintptr_t lo, hi;
+} last_hit;
 
 void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
 
@@ -129,8 +132,8 @@ static void refresh_snapshot(void)
             memset(s, 0, sizeof *s);
             s->base = lo;
             s->size = hi - lo;
-            s->kind = (perms[0] == 'r' ? PERM_R : 0) | (perms[1] == 'w' ? PERM_W : 0) |
-                      (perms[2] == 'x' ? PERM_X : 0) | (perms[3] == 's' ? PERM_SHARED : 0);
+            s->kind = (perms[0] == 'r' ? PERM_R : 0) | (perms[1] == 'w' ? PERM_W : 0) | (perms[2] == 'x' ? PERM_X : 0) |
+                      (perms[3] == 's' ? PERM_SHARED : 0);
         }
         line = next;
     }

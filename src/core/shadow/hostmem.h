@@ -14,15 +14,15 @@
 
 typedef enum hs_host_status {
     HS_HOST_OK = 0,
-    HS_HOST_UNMAPPED,   /* part of the range is not mapped at all */
-    HS_HOST_NO_ACCESS,  /* mapped, but not readable (H2D source) or not writable (D2H destination) */
+    HS_HOST_UNMAPPED,  /* part of the range is not mapped at all */
+    HS_HOST_NO_ACCESS, /* mapped, but not readable (H2D source) or not writable (D2H destination) */
 } hs_host_status;
 
 typedef struct hs_host_fact {
     hs_host_status status;
-    uintptr_t bad_at;   /* first byte of the range that is unmapped or lacks the permission */
-    char perms[5];      /* of the mapping at bad_at, as in /proc/self/maps ("r--p") */
-    char mapping[96];   /* its name in /proc/self/maps, e.g. "[stack]" or a file */
+    uintptr_t bad_at; /* first byte of the range that is unmapped or lacks the permission */
+    char perms[5];    /* of the mapping at bad_at, as in /proc/self/maps ("r--p") */
+    char mapping[96]; /* its name in /proc/self/maps, e.g. "[stack]" or a file */
 } hs_host_fact;
 
 int hs_hostmem_init(void);

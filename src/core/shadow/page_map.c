@@ -10,14 +10,14 @@
 #include <sys/mman.h>
 
 enum {
-    CHUNK_SHIFT = 16,             /* 64 KiB chunks */
-    LEAF_BITS = 14,               /* a leaf: 16384 chunks = 1 GiB */
-    TOP_BITS = 18,                /* 2^18 leaves: 48 bits of address */
+    CHUNK_SHIFT = 16, /* 64 KiB chunks */
+    LEAF_BITS = 14,   /* a leaf: 16384 chunks = 1 GiB */
+    TOP_BITS = 18,    /* 2^18 leaves: 48 bits of address */
     LEAF_SHIFT = CHUNK_SHIFT + LEAF_BITS,
-    SLAB_SHIFT = 16,              /* records per slab: 65536 */
-    MAX_SLABS = 1 << 16,          /* 2^32 records at most */
+    SLAB_SHIFT = 16,     /* records per slab: 65536 */
+    MAX_SLABS = 1 << 16, /* 2^32 records at most */
     ARENA_BYTES = 4 << 20,
-    PAGE_SHIFT = 12,              /* page words: one per 4 KiB of address space */
+    PAGE_SHIFT = 12, /* page words: one per 4 KiB of address space */
     PAGE_BITS = LEAF_SHIFT - PAGE_SHIFT,
     PAGE_WORDS_MAX = 1 << CHUNK_SHIFT, /* spans up to this size get page words (17 at most) */
     PAGE_BYTES = 1 << PAGE_SHIFT,
@@ -46,7 +46,7 @@ struct hs_pm_leaf {
      * m->bytes (touched since it was last given back), and whether it is on the map's ring */
     uint16_t words_named[WORD_PAGES];
     uint64_t word_page_counted[WORD_PAGES / 64], word_page_listed[WORD_PAGES / 64];
-    bool listed;            /* writer: on the map's list of emptied leaves */
+    bool listed; /* writer: on the map's list of emptied leaves */
 };
 
 /* A bucket's entries are sorted by base; spans do not overlap, so bases are distinct.  A removed
@@ -62,13 +62,13 @@ enum { HINTS = 64, HINT_SHIFT = CHUNK_SHIFT - 6, HINTED_CAP = 64 };
 _Static_assert(HINTS << HINT_SHIFT == 1 << CHUNK_SHIFT, "the hints split a chunk");
 
 struct hs_pm_bucket {
-    _Atomic(uint32_t) cap;       /* fixed for the memory: buckets are reused within their class */
-    _Atomic(uint32_t) n;         /* entries, tombstones included */
+    _Atomic(uint32_t) cap; /* fixed for the memory: buckets are reused within their class */
+    _Atomic(uint32_t) n;   /* entries, tombstones included */
     union {
         hs_pm_bucket *free_next; /* writer: while on the free list */
         uint32_t dead;           /* writer: tombstones among the n entries, while in use */
     };
-    _Atomic(uint64_t) data[];    /* the entries (2 * cap words: base, record word), then, hinted,
+    _Atomic(uint64_t) data[]; /* the entries (2 * cap words: base, record word), then, hinted,
                                   * HINTS 32-bit counts.  The entries come first so that their
                                   * address does not wait for the header's cap: in a big map the
                                   * header and the entries then miss together, not one after the other */
@@ -83,7 +83,9 @@ static _Atomic(uint32_t) *hints(const hs_pm_bucket *b)
     return (_Atomic(uint32_t) *)(void *)((_Atomic(uint64_t) *)b->data + 2 * cap);
 }
 
-typedef struct { _Atomic(uint64_t) w[SPAN_WORDS]; } record;
+typedef struct {
+    _Atomic(uint64_t) w[SPAN_WORDS];
+} record;
 
 static inline uint64_t ld(const _Atomic(uint64_t) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
 static inline void st(_Atomic(uint64_t) *p, uint64_t v) { atomic_store_explicit(p, v, memory_order_relaxed); }
@@ -180,7 +182,7 @@ static uint32_t rec_take(hs_page_map *m)
         if (!m->rec_slabs[r >> SLAB_SHIFT])
             return 0;
     }
-    m->bytes += sizeof(record); /* slabs are touched as records are made */
+    m->bytes += sizeof(record);                                     /* slabs are touched as records are made */
     atomic_store_explicit(&m->n_recs, r + 1, memory_order_release); /* the slab is published first */
     return r;
 }
@@ -198,7 +200,10 @@ static uint32_t clamp_rec(const hs_page_map *m, uint64_t r)
 }
 
 static uintptr_t span_end(const hs_span *s) { return s->base + (s->size ? s->size : 1); }
-static bool span_contains(const hs_span *s, uintptr_t a) { return a - s->base < s->size || (s->size == 0 && a == s->base); }
+static bool span_contains(const hs_span *s, uintptr_t a)
+{
+    return a - s->base < s->size || (s->size == 0 && a == s->base);
+}
 
 /* ---- briefs: what a slot or bucket entry keeps of its span besides the record index ----
  * A covering word is (tag << 56 | r << 1 | 1); a bucket entry's second word is (brief << 32 | r),
@@ -381,7 +386,10 @@ static uint32_t page_words_hold(const hs_pm_leaf *leaf, uint64_t w, uintptr_t ad
 
 /* Reader: the tag of record r, found in a slot or bucket entry (entry_tag) in addr's page whose
  * word is w: the page word's when it names r (r may own its pages: its entries' tags are stale). */
-static uint8_t page_tag(uint64_t w, uint32_t r, uint8_t entry_tag) { return (uint32_t)w == r ? (uint8_t)(w >> 56) : entry_tag; }
+static uint8_t page_tag(uint64_t w, uint32_t r, uint8_t entry_tag)
+{
+    return (uint32_t)w == r ? (uint8_t)(w >> 56) : entry_tag;
+}
 
 static bool bit(const uint64_t *bits, size_t i) { return bits[i / 64] >> (i % 64) & 1; }
 static void bit_set(uint64_t *bits, size_t i, bool on)
@@ -441,7 +449,7 @@ static void leaf_emptied(hs_page_map *m, hs_pm_leaf *leaf)
     if (!oldest)
         return;
     oldest->listed = false;
-    if (!ld32(&oldest->used)) { /* not used again since it emptied */
+    if (!ld32(&oldest->used)) {                 /* not used again since it emptied */
         for (size_t i = 0; i < WORD_PAGES; i++) /* the counters' page is given back below */
             if (bit(oldest->word_page_counted, i))
                 m->bytes -= PAGE_BYTES;
@@ -603,7 +611,10 @@ bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
     return true;
 }
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out) != 0; }
-uint32_t hs_pm_find_ref(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out) { return lookup(m, addr, exact, out); }
+uint32_t hs_pm_find_ref(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+{
+    return lookup(m, addr, exact, out);
+}
 void hs_pm_set_tag(hs_page_map *m, uint8_t (*tag_of)(const hs_span *)) { m->tag_of = tag_of; }
 
 /* Reader, from the briefs alone: see hs_pm_brief_find. */

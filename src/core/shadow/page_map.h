@@ -25,25 +25,28 @@ typedef struct hs_pm_bucket hs_pm_bucket;
 enum { HS_PM_BUCKET_CLASSES = 18, HS_PM_OVERFLOW = 64, HS_PM_EMPTY_LEAVES = 2, HS_PM_EMPTY_WORD_PAGES = 8 };
 
 typedef struct hs_page_map {
-    atomic_uint seq;                 /* odd while a writer is changing the map */
-    _Atomic(uint64_t) *top;          /* 2^18 entries: 0, a leaf pointer, or (record << 1 | 1) */
-    hs_pm_leaf **leaf_mem;           /* writer: the leaf made for each top entry, kept when covered */
-    void **rec_slabs;                /* record r lives in slab r >> 16 */
-    atomic_uint n_recs;              /* records made so far (readers clamp to it) */
-    uint32_t free_recs;              /* writer: freed records, linked through their first word */
-    atomic_size_t count;             /* spans in the map */
-    size_t max_spans;                /* hs_pm_set_cap: inserts past it fail with -2 */
+    atomic_uint seq;        /* odd while a writer is changing the map */
+    _Atomic(uint64_t) *top; /* 2^18 entries: 0, a leaf pointer, or (record << 1 | 1) */
+    hs_pm_leaf **leaf_mem;  /* writer: the leaf made for each top entry, kept when covered */
+    void **rec_slabs;       /* record r lives in slab r >> 16 */
+    atomic_uint n_recs;     /* records made so far (readers clamp to it) */
+    uint32_t free_recs;     /* writer: freed records, linked through their first word */
+    atomic_size_t count;    /* spans in the map */
+    size_t max_spans;       /* hs_pm_set_cap: inserts past it fail with -2 */
     pthread_mutex_t writer;
     hs_pm_bucket *free_buckets[HS_PM_BUCKET_CLASSES];
     hs_pm_leaf *empty_leaves[HS_PM_EMPTY_LEAVES]; /* writer: the most recently emptied leaves, a ring */
-    uint32_t n_empty;                /* writer: leaves ever put on the ring (the next goes at n_empty % size) */
-    struct { hs_pm_leaf *leaf; uint32_t page; } empty_word_pages[HS_PM_EMPTY_WORD_PAGES]; /* writer: the same for
+    uint32_t n_empty; /* writer: leaves ever put on the ring (the next goes at n_empty % size) */
+    struct {
+        hs_pm_leaf *leaf;
+        uint32_t page;
+    } empty_word_pages[HS_PM_EMPTY_WORD_PAGES]; /* writer: the same for
                                       * pages of page words (page_map.c), each naming no span */
     uint32_t n_empty_word_pages;
-    char *arena;                     /* writer: where new buckets are cut from */
+    char *arena; /* writer: where new buckets are cut from */
     size_t arena_left;
-    uint32_t arenas;                 /* writer: arenas made so far */
-    size_t bytes;                    /* memory the map uses: leaves, buckets and records made */
+    uint32_t arenas;                            /* writer: arenas made so far */
+    size_t bytes;                               /* memory the map uses: leaves, buckets and records made */
     _Atomic(uint32_t) overflow[HS_PM_OVERFLOW]; /* records of spans reaching past 2^48, by base */
     atomic_uint n_overflow;
     uint8_t (*tag_of)(const hs_span *); /* the owner's 8 bits kept next to each span (hs_pm_set_tag) */

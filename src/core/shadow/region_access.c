@@ -8,10 +8,10 @@
 #include <stdatomic.h>
 
 typedef struct access_set {
-    bool in_use, ready;        /* writers, under the lock */
-    atomic_uint generation;    /* bumped by destroy: threads bound to the old object are unbound */
+    bool in_use, ready;     /* writers, under the lock */
+    atomic_uint generation; /* bumped by destroy: threads bound to the old object are unbound */
     atomic_uint exclude;
-    hs_span_index regions;     /* base = the region's, id = its id, kind = READ|WRITE */
+    hs_span_index regions; /* base = the region's, id = its id, kind = READ|WRITE */
 } access_set;
 
 static struct {
@@ -20,7 +20,9 @@ static struct {
 } ac = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The calling thread's binding; generation 0 is never a live object's. */
-static HS_TLS struct { unsigned set, generation, strict; } bound;
+static HS_TLS struct {
+    unsigned set, generation, strict;
+} bound;
 
 void hs_region_access_after_fork(void)
 {

@@ -20,10 +20,13 @@ typedef struct named {
 static struct {
     hs_span_index index, freed;
     pthread_mutex_t lock;
-    named *regions, *allocs;   /* id -> name */
+    named *regions, *allocs; /* id -> name */
     uint64_t next_id;
-    atomic_uint count;         /* live and quarantined: readers look only when there are some */
-    struct { uintptr_t base; uint64_t id; } *fifo;
+    atomic_uint count; /* live and quarantined: readers look only when there are some */
+    struct {
+        uintptr_t base;
+        uint64_t id;
+    } * fifo;
     size_t fifo_head, fifo_len;
 } rg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -78,10 +81,7 @@ static const char *get_name(named *table, uint64_t id, char *buf, size_t len)
 
 /* ---- writers, under rg.lock ---- */
 
-static void recount(void)
-{
-    atomic_store(&rg.count, (unsigned)(hs_span_count(&rg.index) + hs_span_count(&rg.freed)));
-}
+static void recount(void) { atomic_store(&rg.count, (unsigned)(hs_span_count(&rg.index) + hs_span_count(&rg.freed))); }
 
 /* Removes every span of ix that overlaps [lo, hi), with its name. */
 static void remove_overlapping(hs_span_index *ix, uintptr_t lo, uintptr_t hi)
@@ -259,7 +259,12 @@ bool hs_region_set_access(uintptr_t base, uint32_t access, bool reset)
 
 static void collect(const hs_span *s, void *arg)
 {
-    struct { hs_span *v; size_t n, cap; uint64_t owner; bool all; } *c = arg;
+    struct {
+        hs_span *v;
+        size_t n, cap;
+        uint64_t owner;
+        bool all;
+    } *c = arg;
     if (!c->all && s->owner != c->owner)
         return;
     if (c->n == c->cap) {
@@ -276,7 +281,12 @@ static void collect(const hs_span *s, void *arg)
 void hs_region_reset_access(void)
 {
     pthread_mutex_lock(&rg.lock);
-    struct { hs_span *v; size_t n, cap; uint64_t owner; bool all; } c = {.all = true};
+    struct {
+        hs_span *v;
+        size_t n, cap;
+        uint64_t owner;
+        bool all;
+    } c = {.all = true};
     hs_span_lock(&rg.index);
     hs_span_foreach_locked(&rg.index, collect, &c);
     hs_span_unlock(&rg.index);
@@ -302,7 +312,12 @@ size_t hs_region_free_heap(uint64_t owner, uintptr_t lo, uintptr_t hi, hs_region
                            uint32_t stack, uint32_t thread)
 {
     pthread_mutex_lock(&rg.lock);
-    struct { hs_span *v; size_t n, cap; uint64_t owner; bool all; } c = {.owner = owner};
+    struct {
+        hs_span *v;
+        size_t n, cap;
+        uint64_t owner;
+        bool all;
+    } c = {.owner = owner};
     hs_span_lock(&rg.index);
     hs_span_foreach_locked(&rg.index, collect, &c);
     hs_span_unlock(&rg.index);

@@ -22,9 +22,9 @@ typedef struct quarantined {
 enum { QUARANTINE_MAX_RECORDS = 16384 };
 
 static struct {
-    hs_page_map map;      /* found by any address inside, or by base, in O(1) */
+    hs_page_map map;        /* found by any address inside, or by base, in O(1) */
     hs_page_map superseded; /* freed spans a newer allocation covers in part (rare) */
-    pthread_mutex_t lock; /* orders every change of the map and the FIFO */
+    pthread_mutex_t lock;   /* orders every change of the map and the FIFO */
     quarantined fifo[QUARANTINE_MAX_RECORDS];
     size_t fifo_head, fifo_len;
     uint64_t quarantine_bytes_max, quarantine_bytes;
@@ -189,7 +189,8 @@ static int make_live_locked(const hs_span *s)
     else if (rc == -2 && !sh.cap_warned) {
         sh.cap_warned = true;
         hs_say("hipshadow: WARNING: shadow_max=%zu reached: allocations beyond it are not tracked, and copies "
-               "to them are judged as the runtime judges them (raise shadow_max)\n", sh.max_live);
+               "to them are judged as the runtime judges them (raise shadow_max)\n",
+               sh.max_live);
     }
     return rc == 0 ? 0 : -1;
 }
@@ -203,8 +204,8 @@ int hs_shadow_add(hs_span *s)
     return rc;
 }
 
-hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread,
-                                    uint64_t now_ns, hs_span *span)
+hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread, uint64_t now_ns,
+                                    hs_span *span)
 {
     hs_release_result result = HS_RELEASE_UNKNOWN;
     pthread_mutex_lock(&sh.lock);
@@ -231,7 +232,11 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
     return result;
 }
 
-typedef struct owned { uint64_t owner; uintptr_t *bases; size_t n, cap; } owned;
+typedef struct owned {
+    uint64_t owner;
+    uintptr_t *bases;
+    size_t n, cap;
+} owned;
 
 static void collect_owned(const hs_span *s, void *arg)
 {
@@ -309,8 +314,7 @@ bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *k
             return false;
         *where = HS_WHERE_NONE;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -319,7 +323,10 @@ void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span 
     hs_pm_neighbours(&sh.map, addr, FREED, below, has_below, above, has_above);
 }
 
-typedef struct live_visit { void (*fn)(const hs_span *, void *); void *arg; } live_visit;
+typedef struct live_visit {
+    void (*fn)(const hs_span *, void *);
+    void *arg;
+} live_visit;
 
 static void visit_if_live(const hs_span *s, void *arg)
 {

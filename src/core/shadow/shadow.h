@@ -23,10 +23,10 @@ typedef enum hs_where {
 } hs_where;
 
 typedef enum hs_release_result {
-    HS_RELEASED,        /* removed from the live set, now in quarantine */
-    HS_RELEASE_UNKNOWN, /* no allocation at all holds the pointer */
-    HS_RELEASE_TWICE,   /* already freed: *span is the quarantined allocation */
-    HS_RELEASE_INTERIOR,/* the pointer is inside a live allocation, not its base: *span is it */
+    HS_RELEASED,         /* removed from the live set, now in quarantine */
+    HS_RELEASE_UNKNOWN,  /* no allocation at all holds the pointer */
+    HS_RELEASE_TWICE,    /* already freed: *span is the quarantined allocation */
+    HS_RELEASE_INTERIOR, /* the pointer is inside a live allocation, not its base: *span is it */
 } hs_release_result;
 
 /* max_live: allocations tracked at most (0: no limit); past it one warning, then untracked. */
@@ -36,8 +36,8 @@ size_t hs_shadow_live_count(void);
 /* Registers a new allocation; fills s->id with the next sequential id.  -1 on out-of-memory. */
 int hs_shadow_add(hs_span *s);
 /* Moves the allocation based at `base` to quarantine, stamping the free site. */
-hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread,
-                                    uint64_t now_ns, hs_span *span);
+hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_t thread, uint64_t now_ns,
+                                    hs_span *span);
 /* A memory pool was destroyed: every allocation it still holds goes to quarantine. */
 void hs_shadow_release_owned(uint64_t owner, uint32_t free_stack, uint32_t thread, uint64_t now_ns);
 /* Puts back an allocation whose free the runtime refused. */

@@ -11,18 +11,18 @@
 typedef struct hs_span {
     uintptr_t base;
     size_t size;
-    uint64_t id;           /* allocation id, stream serial, ... */
-    uint64_t time_ns;      /* when it was created */
-    uint64_t end_time_ns;  /* when it was freed/destroyed (quarantine only) */
-    uint32_t kind;         /* meaning chosen by the owner of the index */
-    uint32_t api;          /* which wrapped entry point created it (front-end's numbering) */
-    uint64_t owner;        /* the memory pool it came from (0: none) */
+    uint64_t id;          /* allocation id, stream serial, ... */
+    uint64_t time_ns;     /* when it was created */
+    uint64_t end_time_ns; /* when it was freed/destroyed (quarantine only) */
+    uint32_t kind;        /* meaning chosen by the owner of the index */
+    uint32_t api;         /* which wrapped entry point created it (front-end's numbering) */
+    uint64_t owner;       /* the memory pool it came from (0: none) */
     int32_t device;
-    uint32_t stack;        /* stack-depot id of the creating call */
-    uint32_t end_stack;    /* stack-depot id of the freeing call */
-    uint32_t thread;       /* creating thread (kernel tid) */
+    uint32_t stack;     /* stack-depot id of the creating call */
+    uint32_t end_stack; /* stack-depot id of the freeing call */
+    uint32_t thread;    /* creating thread (kernel tid) */
     uint32_t end_thread;
-    uint32_t redzone;      /* bytes of redzone after size (redzones=N), 0: none */
+    uint32_t redzone; /* bytes of redzone after size (redzones=N), 0: none */
 } hs_span;
 
 #endif

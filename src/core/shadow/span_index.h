@@ -16,7 +16,6 @@
 
 #include "shadow/span.h"
 
-
 /* Spans per block of the index (span_index.c: a directory of sorted blocks). */
 enum { HS_SPAN_BLOCK = 64 };
 typedef struct hs_span_block hs_span_block;
@@ -26,8 +25,8 @@ typedef struct hs_span_index {
     _Atomic(hs_span_block **) dir; /* the blocks in address order */
     _Atomic(uintptr_t *) keys;     /* keys[b]: the first base in block b */
     atomic_size_t nblocks;
-    atomic_size_t count;           /* spans in all */
-    size_t capacity;               /* of dir and keys */
+    atomic_size_t count; /* spans in all */
+    size_t capacity;     /* of dir and keys */
     pthread_mutex_t writer;
     /* writer side: blocks are never unmapped, emptied ones are reused */
     hs_span_block *free_blocks;

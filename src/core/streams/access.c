@@ -11,19 +11,21 @@ static atomic_bool races_live;
 
 enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096 };
 
-typedef struct range { uint64_t lo, hi; } range;
+typedef struct range {
+    uint64_t lo, hi;
+} range;
 
 typedef struct rec {
     struct rec *next;
     uint64_t id;
-    uint32_t n, head;             /* the ring of accesses: n of them, oldest at head */
-    bool written_all;             /* initcheck gave up on its ranges: counts as written */
-    bool by_kernel;               /* a kernel that may write it was launched with a pointer into it */
-    bool warned;                  /* initcheck's kernel warning was said */
+    uint32_t n, head; /* the ring of accesses: n of them, oldest at head */
+    bool written_all; /* initcheck gave up on its ranges: counts as written */
+    bool by_kernel;   /* a kernel that may write it was launched with a pointer into it */
+    bool warned;      /* initcheck's kernel warning was said */
     bool has_last_write;
     uint32_t n_written;
     range written[HS_WRITTEN_MAX];
-    hs_access last_write;         /* the last write not by a kernel */
+    hs_access last_write; /* the last write not by a kernel */
     hs_access ring[];
 } rec;
 
@@ -35,12 +37,12 @@ typedef struct shard {
 static struct {
     uint32_t history, max;
     bool initcheck;
-    bool races_off;               /* races=0 */
+    bool races_off; /* races=0 */
     shard shards[SHARDS];
     atomic_uint records;
     atomic_bool full_said, ring_said, ranges_said;
-    atomic_bool full;             /* access_max was reached: a missing record is not "never written" */
-    uint32_t first_stream;        /* index of the first non-null stream seen; 0: none */
+    atomic_bool full;      /* access_max was reached: a missing record is not "never written" */
+    uint32_t first_stream; /* index of the first non-null stream seen; 0: none */
     atomic_uint created;
     _Atomic uint64_t reported[REPORTED_SLOTS];
 } ac = {.history = 16, .max = 65536};
@@ -115,7 +117,8 @@ static rec *find_or_make(shard *sh, uint64_t id)
         atomic_store(&ac.full, true);
         if (!atomic_exchange(&ac.full_said, true))
             hs_say("hipshadow: WARNING: access_max=%u reached: accesses of further allocations are not tracked "
-                   "(no stream-race or uninitialized-read about them; raise access_max)\n", ac.max);
+                   "(no stream-race or uninitialized-read about them; raise access_max)\n",
+                   ac.max);
         return NULL;
     }
     if (!sh->buckets && !(sh->buckets = calloc(BUCKETS, sizeof *sh->buckets)))
@@ -177,8 +180,8 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
     const hs_access *best = NULL;
     for (uint32_t k = 0; r && k < r->n; k++) {
         const hs_access *o = &r->ring[(r->head + k) % ac.history];
-        if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) ||
-            !meets(o, a) || hs_order_before(o->stream_index, o->seq, clock))
+        if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) || !meets(o, a) ||
+            hs_order_before(o->stream_index, o->seq, clock))
             continue;
         bool known = !o->assumed && !a->assumed;
         if (!best || (known && (best->assumed || a->assumed)))
@@ -294,7 +297,8 @@ static void add_written(rec *r, uint64_t lo, uint64_t hi)
         r->written_all = true; /* too scattered to follow: taken as written, never a false report */
         if (!atomic_exchange(&ac.ranges_said, true))
             hs_say("hipshadow: WARNING: an allocation was written in more than %d separate ranges: initcheck "
-                   "takes such allocations as written\n", HS_WRITTEN_MAX);
+                   "takes such allocations as written\n",
+                   HS_WRITTEN_MAX);
         return;
     }
     memmove(&w[i + 1], &w[j], (n - j) * sizeof *w);
@@ -318,7 +322,8 @@ void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *
                 hs_stream *t = hs_stream_by_index(old->stream_index);
                 if (t && atomic_load(&t->done) < old->seq && !atomic_exchange(&ac.ring_said, true))
                     hs_say("hipshadow: WARNING: access_history=%u reached: an allocation's oldest access still in "
-                           "flight is forgotten (a race with it is not seen; raise access_history)\n", ac.history);
+                           "flight is forgotten (a race with it is not seen; raise access_history)\n",
+                           ac.history);
                 r->head = (r->head + 1) % ac.history;
                 r->n--;
             }

@@ -19,23 +19,23 @@
 
 /* One access of one allocation by one call. */
 typedef struct hs_access {
-    uint64_t lo, hi;          /* offsets from the allocation's base */
-    uint64_t seq;             /* its stream's operation number; 0: synchronous (complete when it returned) */
+    uint64_t lo, hi; /* offsets from the allocation's base */
+    uint64_t seq;    /* its stream's operation number; 0: synchronous (complete when it returned) */
     uint64_t time_ns;
-    uint64_t bytes;           /* what the call asked for */
-    uintptr_t stream;         /* the stream's handle */
-    uintptr_t caller;         /* the program's return address */
-    const char *kernel;       /* a launch: the kernel's name (NULL: not a launch, or unknown) */
+    uint64_t bytes;     /* what the call asked for */
+    uintptr_t stream;   /* the stream's handle */
+    uintptr_t caller;   /* the program's return address */
+    const char *kernel; /* a launch: the kernel's name (NULL: not a launch, or unknown) */
     uint32_t stream_index;
-    uint32_t stack;           /* stack id (stacks.h); 0: none */
+    uint32_t stack; /* stack id (stacks.h); 0: none */
     uint32_t thread;
     uint16_t api;
-    uint8_t op;               /* the call's hs_op (copy, memset, launch) */
-    uint8_t arg;              /* a launch: the argument's index */
+    uint8_t op;  /* the call's hs_op (copy, memset, launch) */
+    uint8_t arg; /* a launch: the argument's index */
     bool write;
-    bool assumed;             /* a kernel argument whose access the platform does not say: taken for a write */
-    bool launch;              /* by a kernel */
-    bool open;                /* a kernel's interior pointer of unknown extent (see hs_access_find_race) */
+    bool assumed; /* a kernel argument whose access the platform does not say: taken for a write */
+    bool launch;  /* by a kernel */
+    bool open;    /* a kernel's interior pointer of unknown extent (see hs_access_find_race) */
 } hs_access;
 
 /* A stream-race: this call's access and the earlier one on another stream that nothing orders
@@ -45,8 +45,8 @@ typedef struct hs_race {
     uint64_t alloc_id;
     uintptr_t alloc_base;
     uint64_t alloc_size;
-    uint64_t lo, hi;          /* the overlap, offsets from alloc_base */
-    uint8_t side;             /* the call's side (hs_side_id) that races */
+    uint64_t lo, hi; /* the overlap, offsets from alloc_base */
+    uint8_t side;    /* the call's side (hs_side_id) that races */
 } hs_race;
 
 enum { HS_WRITTEN_MAX = 32, HS_GAPS_MAX = 4 };
@@ -57,18 +57,20 @@ typedef struct hs_uninit {
     uint64_t alloc_id;
     uintptr_t alloc_base;
     uint64_t alloc_size;
-    uint64_t lo, hi;          /* the range read */
+    uint64_t lo, hi; /* the range read */
     uint32_t n_gaps, n_written;
-    struct { uint64_t lo, hi; } gaps[HS_GAPS_MAX], written[HS_GAPS_MAX];
+    struct {
+        uint64_t lo, hi;
+    } gaps[HS_GAPS_MAX], written[HS_GAPS_MAX];
     bool has_last_write;
     hs_access last_write;
-    uint8_t side;             /* the call's side (hs_side_id) that reads */
+    uint8_t side; /* the call's side (hs_side_id) that reads */
 } hs_uninit;
 
 extern atomic_bool hs_access_live;
 static inline bool hs_access_tracking(void) { return atomic_load_explicit(&hs_access_live, memory_order_relaxed); }
 bool hs_access_initcheck(void);
-bool hs_access_races(void);   /* two streams nothing orders are in play: accesses are remembered */
+bool hs_access_races(void); /* two streams nothing orders are in play: accesses are remembered */
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races);
 /* A stream was made (created: true) or used by a copy, memset or launch: races become possible

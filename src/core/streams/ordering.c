@@ -194,7 +194,8 @@ static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, o
 static bool host_overlap(const hs_pending_op *a, const void *arg)
 {
     const hs_pending_op *b = arg;
-    return a->host_hi > a->host_lo && a->host_lo < b->host_hi && b->host_lo < a->host_hi && (a->host_write || b->host_write);
+    return a->host_hi > a->host_lo && a->host_lo < b->host_hi && b->host_lo < a->host_hi &&
+           (a->host_write || b->host_write);
 }
 
 void hs_order_find_overlap(hs_stream *s, const hs_pending_op *op, hs_conflict *overlap)
@@ -247,7 +248,6 @@ void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo
     }
     scan_others(freeing ? freeing->index : UINT32_MAX, freeing ? &clock : NULL, false, uses, &q, out);
 }
-
 
 void hs_order_snapshot(hs_stream *s, hs_vclock *out)
 {
@@ -386,7 +386,7 @@ typedef struct host_fn_box {
     hs_stream_callback cb; /* a stream callback's */
     void *data;
     uintptr_t stream;
-    uint64_t self;         /* its operation number on the stream: all before it are done when it runs */
+    uint64_t self; /* its operation number on the stream: all before it are done when it runs */
 } host_fn_box;
 
 void *hs_order_host_fn_box(uintptr_t stream, uint64_t seq, hs_host_fn fn, hs_stream_callback cb, void *data)

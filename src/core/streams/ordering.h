@@ -10,8 +10,8 @@
 
 typedef struct hs_conflict {
     bool found;
-    hs_pending_op op;             /* the other operation */
-    uintptr_t stream;             /* its stream's handle */
+    hs_pending_op op; /* the other operation */
+    uintptr_t stream; /* its stream's handle */
 } hs_conflict;
 
 /* Before an async operation on s is forwarded: a pending operation on another stream that
@@ -29,8 +29,7 @@ uint64_t hs_order_enqueue(hs_stream *s);
 /* Free-while-pending: a pending operation, on a stream other than `freeing` (NULL: any stream,
  * for host frees that happen now), that uses allocation `alloc_id` or the host range
  * [host_lo, host_hi) and is not ordered before the free. */
-void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo, uintptr_t host_hi,
-                        hs_conflict *out);
+void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo, uintptr_t host_hi, hs_conflict *out);
 
 /* What a synchronisation of s waits for: its operations so far and, through its clock,
  * everything they were ordered after.  Taken before the call... */

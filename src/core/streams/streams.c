@@ -16,7 +16,7 @@ enum { PENDING_CAP = 4096 };
 
 typedef struct gone_handle {
     uintptr_t handle;
-    uint64_t when;                 /* its end_time_ns in the destroyed index: which destruction */
+    uint64_t when; /* its end_time_ns in the destroyed index: which destruction */
 } gone_handle;
 
 static struct {
@@ -24,19 +24,19 @@ static struct {
     uintptr_t builtin[4];
     int n_builtin;
     uintptr_t per_thread_handle, legacy_handle;
-    pthread_mutex_t lock;          /* creation and destruction only */
+    pthread_mutex_t lock;             /* creation and destruction only */
     uint32_t max_streams, max_events; /* streams_max, events_max */
-    hs_stream **by_index;          /* max_streams slots, mapped once */
+    hs_stream **by_index;             /* max_streams slots, mapped once */
     atomic_uint n_streams;
-    uint32_t *retired;             /* indices of retired records (max_streams slots) */
+    uint32_t *retired; /* indices of retired records (max_streams slots) */
     uint32_t n_retired;
-    gone_handle *gone;             /* destroyed handles remembered, oldest first: a ring of max_streams */
+    gone_handle *gone; /* destroyed handles remembered, oldest first: a ring of max_streams */
     uint32_t gone_head, gone_n;
-    hs_gpu_event **events_by_id;       /* max_events slots */
+    hs_gpu_event **events_by_id; /* max_events slots */
     uint32_t n_events;
-    uint32_t *free_event_ids;      /* records of destroyed events, reused by new ones */
+    uint32_t *free_event_ids; /* records of destroyed events, reused by new ones */
     uint32_t n_free_event_ids;
-    pthread_key_t thread_key;      /* a thread's per-thread stream record, retired at its exit */
+    pthread_key_t thread_key; /* a thread's per-thread stream record, retired at its exit */
     bool have_thread_key;
     atomic_bool warned_streams, warned_events;
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_streams = 4096, .max_events = 65536};
@@ -111,11 +111,10 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     uint32_t index = atomic_load(&st.n_streams);
     if (index >= st.max_streams) {
         if (!atomic_exchange(&st.warned_streams, true))
-            hs_say(
-                "hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
-                "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
-                "tracked ones are destroyed and done\n",
-                st.max_streams, st.max_streams);
+            hs_say("hipshadow: WARNING: streams_max=%u reached (%u streams tracked at once); further streams are "
+                   "valid but not ordered (async-overlap, free-while-pending and capture checks skip them) until "
+                   "tracked ones are destroyed and done\n",
+                   st.max_streams, st.max_streams);
         return NULL;
     }
     s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63); /* hs_stream keeps lines apart (streams.h) */
@@ -185,8 +184,14 @@ void hs_stream_created(uintptr_t handle, unsigned nonblocking, int device, uint3
         hs_span_unlock(&st.live);
     }
     hs_stream *rec = new_stream(handle, !nonblocking);
-    hs_span s = {.base = handle, .size = 1, .time_ns = now_ns, .stack = stack, .thread = thread,
-                 .id = rec ? rec->index : UNTRACKED, .kind = nonblocking, .device = device};
+    hs_span s = {.base = handle,
+                 .size = 1,
+                 .time_ns = now_ns,
+                 .stack = stack,
+                 .thread = thread,
+                 .id = rec ? rec->index : UNTRACKED,
+                 .kind = nonblocking,
+                 .device = device};
     /* The runtime may hand out a destroyed stream's address again. */
     hs_span_lock(&st.destroyed);
     hs_span_remove_locked(&st.destroyed, handle, 0, NULL);
@@ -219,8 +224,7 @@ static void remember_destroyed_locked(const hs_span *gone)
     hs_span_unlock(&st.destroyed);
 }
 
-hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns,
-                                    hs_span *info)
+hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t thread, uint64_t now_ns, hs_span *info)
 {
     pthread_mutex_lock(&st.lock);
     hs_stream_state before = hs_stream_state_of(handle, info);
@@ -307,10 +311,9 @@ void hs_event_created(uintptr_t handle, int device)
         pthread_mutex_init(&e->lock, NULL);
         st.events_by_id[id] = e;
     } else if (st.n_events == st.max_events && !atomic_exchange(&st.warned_events, true)) {
-        hs_say(
-            "hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
-            "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
-            st.max_events, st.max_events);
+        hs_say("hipshadow: WARNING: events_max=%u reached (%u events live); further events are not modelled: what "
+               "they order is not seen (which may add async-overlap reports) until events are destroyed\n",
+               st.max_events, st.max_events);
     }
     if (e) {
         pthread_mutex_lock(&e->lock);

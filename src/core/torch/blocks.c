@@ -23,8 +23,8 @@ enum { QUARANTINE_MAX_RECORDS = 65536 };
 /* What the span does not hold, per block: found by id (reports) and, while the block is live,
  * by its base (the allocator names blocks by address), so a free costs no index search. */
 typedef struct info_rec {
-    uint64_t id;                      /* key of hh */
-    uintptr_t base;                   /* key of by_base, while live */
+    uint64_t id;    /* key of hh */
+    uintptr_t base; /* key of by_base, while live */
     hs_block_info info;
     uint32_t free_stack, free_thread; /* who requested the free (shown once it completes) */
     uint32_t alloc_context;           /* the allocator's context number at the allocation */
@@ -56,8 +56,8 @@ static struct {
 } bk = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *const action_names[HIPSHADOW_BLOCK_ACTION_COUNT] = {
-    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
-    "segment_map", "segment_unmap", "snapshot", "oom",
+    "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
+    "segment_map", "segment_unmap",  "snapshot",       "oom",
 };
 
 const char *hs_block_action_name(uint32_t action)
@@ -93,8 +93,8 @@ hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
 
 void hs_block_event_format(const hipshadow_block_event *e, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %d 0x%" PRIx64 " %" PRIu64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64, hs_block_action_name(e->action),
-             (int)e->device, e->addr, e->size, e->stream, e->pool[0], e->pool[1]);
+    snprintf(buf, len, "%s %d 0x%" PRIx64 " %" PRIu64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64,
+             hs_block_action_name(e->action), (int)e->device, e->addr, e->size, e->stream, e->pool[0], e->pool[1]);
 }
 
 int hs_block_event_parse(const char *line, hipshadow_block_event *e)
@@ -111,8 +111,8 @@ int hs_block_event_parse(const char *line, hipshadow_block_event *e)
         return -1;
     for (uint32_t a = 0; a < HIPSHADOW_BLOCK_ACTION_COUNT; a++)
         if (!strcmp(name, action_names[a])) {
-            *e = (hipshadow_block_event){.action = a, .device = device, .addr = addr, .size = size, .stream = stream,
-                                        .pool = {p0, p1}};
+            *e = (hipshadow_block_event){
+                .action = a, .device = device, .addr = addr, .size = size, .stream = stream, .pool = {p0, p1}};
             return 1;
         }
     return -1;
@@ -293,8 +293,15 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
     uintptr_t lo = e->addr, hi = e->addr + e->size;
     if (hs_span_count(&bk.freed))
         remove_overlapping(&bk.freed, lo, hi); /* handed out again: the old pointer is live memory */
-    hs_span s = {.base = lo, .size = e->size, .id = ++bk.next_id, .time_ns = now, .kind = HS_MEM_DEVICE,
-                 .owner = e->stream, .device = e->device < 0 ? 0 : e->device, .stack = stack, .thread = thread};
+    hs_span s = {.base = lo,
+                 .size = e->size,
+                 .id = ++bk.next_id,
+                 .time_ns = now,
+                 .kind = HS_MEM_DEVICE,
+                 .owner = e->stream,
+                 .device = e->device < 0 ? 0 : e->device,
+                 .stack = stack,
+                 .thread = thread};
     info_rec *r = info_new(s.id, lo);
     if (!r)
         return;
@@ -407,8 +414,12 @@ static void segments_add(const hipshadow_block_event *e, bool expandable)
         bk.segs = grown;
         bk.cap_segs = cap;
     }
-    hs_block_segment s = {.base = e->addr, .size = e->size, .stream = e->stream, .device = e->device,
-                          .expandable = expandable, .pool = {e->pool[0], e->pool[1]}};
+    hs_block_segment s = {.base = e->addr,
+                          .size = e->size,
+                          .stream = e->stream,
+                          .device = e->device,
+                          .expandable = expandable,
+                          .pool = {e->pool[0], e->pool[1]}};
     size_t at = 0;
     while (at < bk.n_segs && bk.segs[at].base < s.base)
         at++;
@@ -422,7 +433,8 @@ static void segments_add(const hipshadow_block_event *e, bool expandable)
         memmove(&bk.segs[at + 1], &bk.segs[at + 2], (bk.n_segs - at - 2) * sizeof s);
         bk.n_segs--;
     }
-    if (at > 0 && same_owner(&bk.segs[at - 1], &bk.segs[at]) && bk.segs[at - 1].base + bk.segs[at - 1].size == bk.segs[at].base) {
+    if (at > 0 && same_owner(&bk.segs[at - 1], &bk.segs[at]) &&
+        bk.segs[at - 1].base + bk.segs[at - 1].size == bk.segs[at].base) {
         bk.segs[at - 1].size += bk.segs[at].size;
         memmove(&bk.segs[at], &bk.segs[at + 1], (bk.n_segs - at - 1) * sizeof s);
         bk.n_segs--;

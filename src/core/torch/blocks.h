@@ -27,9 +27,9 @@ typedef enum hs_block_state { HS_BLOCK_NONE = 0, HS_BLOCK_LIVE, HS_BLOCK_FREED }
 
 /* What a report says about a block besides its span. */
 typedef struct hs_block_info {
-    uint64_t pool[2];             /* MempoolId_t */
+    uint64_t pool[2]; /* MempoolId_t */
     uint32_t alloc_pystack, free_pystack;
-    uint64_t free_requested_ns;   /* 0: no free requested */
+    uint64_t free_requested_ns; /* 0: no free requested */
 } hs_block_info;
 
 typedef struct hs_block_segment {
@@ -37,15 +37,15 @@ typedef struct hs_block_segment {
     size_t size;
     uintptr_t stream;
     int device;
-    bool expandable;              /* mapped ranges of an expandable segment (adjacent maps joined) */
+    bool expandable; /* mapped ranges of an expandable segment (adjacent maps joined) */
     uint64_t pool[2];
 } hs_block_segment;
 
 typedef struct hs_blocks_stats {
     uint64_t events[HIPSHADOW_BLOCK_ACTION_COUNT];
-    uint64_t unmatched;           /* frees of blocks never seen handed out */
+    uint64_t unmatched; /* frees of blocks never seen handed out */
     uint64_t live, quarantined, segments;
-    uint64_t evicted;             /* quarantined blocks forgotten to stay under the limits */
+    uint64_t evicted; /* quarantined blocks forgotten to stay under the limits */
 } hs_blocks_stats;
 
 /* quarantine_bytes: the most bytes of freed blocks remembered (0: none). */

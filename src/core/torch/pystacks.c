@@ -6,8 +6,8 @@
 
 static struct {
     pthread_mutex_t lock;
-    hs_depot texts;      /* frame texts, NUL included */
-    hs_depot stacks;     /* arrays of frame ids (uint32_t), innermost first */
+    hs_depot texts;  /* frame texts, NUL included */
+    hs_depot stacks; /* arrays of frame ids (uint32_t), innermost first */
 } pd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void hs_pystacks_after_fork(void) { pthread_mutex_init(&pd.lock, NULL); }

@@ -19,10 +19,10 @@ enum { T_SEARCHING = 0, T_LOADED, T_ATTACHING, T_ATTACHED, T_OFF };
 
 static struct {
     const hs_options *opt;
-    int python_stacks;            /* 0 off, 1 findings, 2 alloc */
+    int python_stacks; /* 0 off, 1 findings, 2 alloc */
     atomic_int state;
-    atomic_bool have_plugin;      /* plugin (its python_stack) usable */
-    pthread_mutex_t lock;         /* loading */
+    atomic_bool have_plugin;               /* plugin (its python_stack) usable */
+    pthread_mutex_t lock;                  /* loading */
     _Atomic(unsigned long long) seen_adds; /* the loader's count of objects added, at the last look */
     _Atomic(uint64_t) next_look_ns;        /* hs_coarse_monotonic_ns() before which the loader is not asked again */
     hipshadow_torch_plugin plugin;
@@ -38,9 +38,9 @@ static void core_block_event(const hipshadow_block_event *e)
 {
     uint32_t stack = 0;
     if (HS_UNLIKELY(hs_stats_on))
-        hs_stat_count(e->action == HIPSHADOW_BLOCK_ALLOC                ? HS_STAT_block_alloc
-                      : e->action == HIPSHADOW_BLOCK_FREE_REQUESTED    ? HS_STAT_block_free_requested
-                      : e->action == HIPSHADOW_BLOCK_FREE_COMPLETED    ? HS_STAT_block_free_completed
+        hs_stat_count(e->action == HIPSHADOW_BLOCK_ALLOC            ? HS_STAT_block_alloc
+                      : e->action == HIPSHADOW_BLOCK_FREE_REQUESTED ? HS_STAT_block_free_requested
+                      : e->action == HIPSHADOW_BLOCK_FREE_COMPLETED ? HS_STAT_block_free_completed
                       : e->action == HIPSHADOW_BLOCK_SEGMENT_ALLOC || e->action == HIPSHADOW_BLOCK_SEGMENT_FREE ||
                               e->action == HIPSHADOW_BLOCK_SEGMENT_MAP || e->action == HIPSHADOW_BLOCK_SEGMENT_UNMAP
                           ? HS_STAT_block_segment
@@ -51,8 +51,11 @@ static void core_block_event(const hipshadow_block_event *e)
 }
 
 static const hipshadow_torch_core core_table = {
-    .abi = HIPSHADOW_TORCH_ABI, .size = sizeof(hipshadow_torch_core), .block_event = core_block_event,
-    .pyframe_intern = hs_pyframe_intern, .pystack_put = hs_pystack_put,
+    .abi = HIPSHADOW_TORCH_ABI,
+    .size = sizeof(hipshadow_torch_core),
+    .block_event = core_block_event,
+    .pyframe_intern = hs_pyframe_intern,
+    .pystack_put = hs_pystack_put,
 };
 
 void hs_torch_init(const hs_options *o)
@@ -123,7 +126,8 @@ static void load_locked(void)
     char path[4096], why[512];
     plugin_path(path, sizeof path);
     if (access(path, R_OK) != 0) {
-        snprintf(why, sizeof why, "no plugin at '%.400s' (build it with src/torch/build.sh, or give torch_plugin=PATH)", path);
+        snprintf(why, sizeof why, "no plugin at '%.400s' (build it with src/torch/build.sh, or give torch_plugin=PATH)",
+                 path);
         say(why);
         atomic_store(&tb.state, T_OFF);
         return;
@@ -146,7 +150,9 @@ static void load_locked(void)
     if (!init || init(&core, &p, why, sizeof why) != 0 || p.abi != HIPSHADOW_TORCH_ABI || !p.attach) {
         char more[1024];
         snprintf(more, sizeof more, "the plugin '%.300s' refused: %.380s", path,
-                 !init ? "it has no " HIPSHADOW_TORCH_PLUGIN_INIT : why[0] ? why : "another plugin ABI");
+                 !init    ? "it has no " HIPSHADOW_TORCH_PLUGIN_INIT
+                 : why[0] ? why
+                          : "another plugin ABI");
         say(more);
         atomic_store(&tb.state, T_OFF);
         return;
@@ -221,17 +227,17 @@ void hs_torch_at_exit(void)
     uint64_t total = 0;
     for (int a = 0; a < HIPSHADOW_BLOCK_ACTION_COUNT; a++)
         total += s.events[a];
-    hs_say(
-        "hipshadow: PyTorch caching-allocator blocks: %llu events (alloc %llu, free_requested %llu, free_completed %llu, "
-        "segment_alloc %llu, segment_free %llu, segment_map %llu, segment_unmap %llu), %llu unmatched; at exit %llu "
-        "live, %llu quarantined (%llu evicted), %llu segments\n",
-        (unsigned long long)total, (unsigned long long)s.events[HIPSHADOW_BLOCK_ALLOC],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_REQUESTED],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_COMPLETED],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_ALLOC],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_FREE],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_MAP],
-        (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_UNMAP], (unsigned long long)s.unmatched,
-        (unsigned long long)s.live, (unsigned long long)s.quarantined, (unsigned long long)s.evicted,
-        (unsigned long long)s.segments);
+    hs_say("hipshadow: PyTorch caching-allocator blocks: %llu events (alloc %llu, free_requested %llu, free_completed "
+           "%llu, "
+           "segment_alloc %llu, segment_free %llu, segment_map %llu, segment_unmap %llu), %llu unmatched; at exit %llu "
+           "live, %llu quarantined (%llu evicted), %llu segments\n",
+           (unsigned long long)total, (unsigned long long)s.events[HIPSHADOW_BLOCK_ALLOC],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_REQUESTED],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_FREE_COMPLETED],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_ALLOC],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_FREE],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_MAP],
+           (unsigned long long)s.events[HIPSHADOW_BLOCK_SEGMENT_UNMAP], (unsigned long long)s.unmatched,
+           (unsigned long long)s.live, (unsigned long long)s.quarantined, (unsigned long long)s.evicted,
+           (unsigned long long)s.segments);
 }
