@@ -135,10 +135,11 @@ static void access_line(sbuf *b, const hsr_log *log, const char *who, const hs_l
     put(b, ", thread T%u\n", a->thread);
 }
 
-static void range_line(sbuf *b, const char *what, uint64_t base, const uint64_t r[2])
+/* lo and hi by value: the log's records are packed, so a pointer into one may be misaligned. */
+static void range_line(sbuf *b, const char *what, uint64_t base, uint64_t lo, uint64_t hi)
 {
-    put(b, "%s: [0x%llx, 0x%llx) (offset %llu, %llu bytes)\n", what, (unsigned long long)(base + r[0]),
-        (unsigned long long)(base + r[1]), (unsigned long long)r[0], (unsigned long long)(r[1] - r[0]));
+    put(b, "%s: [0x%llx, 0x%llx) (offset %llu, %llu bytes)\n", what, (unsigned long long)(base + lo),
+        (unsigned long long)(base + hi), (unsigned long long)lo, (unsigned long long)(hi > lo ? hi - lo : 0));
 }
 
 void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_finding_parts *p, char *buf, size_t len)
@@ -189,10 +190,10 @@ void hsr_finding_details(const hsr_log *log, const hs_log_finding *f, const hsr_
                 (unsigned long long)u->alloc_id, (unsigned long long)u->alloc_size);
             uint32_t w = u->n_written < HS_LOG_UNINIT_RANGES ? u->n_written : HS_LOG_UNINIT_RANGES;
             for (uint32_t i = 0; i < w; i++)
-                range_line(&b, "  written", u->alloc_base, u->written[i]);
+                range_line(&b, "  written", u->alloc_base, u->written[i][0], u->written[i][1]);
         }
         for (uint32_t i = 0; i < n; i++)
-            range_line(&b, "  never written", u->alloc_base, u->gaps[i]);
+            range_line(&b, "  never written", u->alloc_base, u->gaps[i][0], u->gaps[i][1]);
         if (!u->kernel && u->n_gaps > n)
             put(&b, "  (and %u more ranges)\n", u->n_gaps - n);
         if (u->kernel && u->has_last_write) {

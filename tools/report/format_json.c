@@ -79,13 +79,18 @@ static void access_json(FILE *out, hsr_log *log, const char *key, const hs_log_a
     fputc('}', out);
 }
 
-static void ranges_json(FILE *out, const char *key, uint32_t count, const uint64_t (*r)[2], uint64_t base)
+/* The ranges are read member by member: the log's records are packed, so a pointer to one of
+ * their arrays may be misaligned. */
+static void ranges_json(FILE *out, const char *key, const hs_log_uninit *u, bool written)
 {
+    uint32_t count = written ? u->n_written : u->n_gaps;
     fprintf(out, ",\"%s\":[", key);
-    for (uint32_t i = 0; i < count && i < HS_LOG_UNINIT_RANGES; i++)
+    for (uint32_t i = 0; i < count && i < HS_LOG_UNINIT_RANGES; i++) {
+        uint64_t lo = written ? u->written[i][0] : u->gaps[i][0], hi = written ? u->written[i][1] : u->gaps[i][1];
         fprintf(out, "%s{\"ptr\":\"0x%llx\",\"offset\":%llu,\"bytes\":%llu}", i ? "," : "",
-                (unsigned long long)(base + r[i][0]), (unsigned long long)r[i][0],
-                (unsigned long long)(r[i][1] - r[i][0]));
+                (unsigned long long)(u->alloc_base + lo), (unsigned long long)lo,
+                (unsigned long long)(hi > lo ? hi - lo : 0));
+    }
     fputc(']', out);
 }
 
@@ -119,8 +124,8 @@ static void parts_json(FILE *out, hsr_log *log, const hs_log_finding *f)
         const hs_log_uninit *u = &p.uninit;
         fprintf(out, ",%s{\"alloc_id\":%llu,\"offset\":%llu,\"bytes\":%llu", KEY(uninit),
                 (unsigned long long)u->alloc_id, (unsigned long long)u->lo, (unsigned long long)(u->hi - u->lo));
-        ranges_json(out, "never_written", u->n_gaps, (const uint64_t(*)[2])u->gaps, u->alloc_base);
-        ranges_json(out, "written", u->n_written, (const uint64_t(*)[2])u->written, u->alloc_base);
+        ranges_json(out, "never_written", u, false);
+        ranges_json(out, "written", u, true);
         if (u->has_last_write) {
             fprintf(out, ",\"short_write\":{\"api\":");
             hsr_json_string(out, hsr_api_name(log, u->last_write.api));
