@@ -4,6 +4,7 @@
 #include "findings/report_sides.h"
 #include "findings/report_text.h"
 #include "process/deep_stack.h"
+#include "process/exit_lock.h"
 #include "process/own_fd.h"
 #include "process/paths.h"
 #include "process/util.h"
@@ -21,10 +22,9 @@
 static struct {
     const hs_options *opt;
     pthread_mutex_t lock;
-    _Atomic uint32_t owner; /* the thread holding lock (0: none): a signal handler on it must not wait */
-    FILE *text;             /* NULL until the first report */
-    hs_own_fd text_file;    /* text's descriptor when it is report_path's file (own_fd.h) */
-    char text_path[4096];   /* report_path's file this process writes */
+    FILE *text;           /* NULL until the first report */
+    hs_own_fd text_file;  /* text's descriptor when it is report_path's file (own_fd.h) */
+    char text_path[4096]; /* report_path's file this process writes */
     pid_t text_pid;
     long printed;
     bool environment_said; /* the environment went out with the first report */
@@ -40,7 +40,6 @@ void hs_report_init(const hs_options *o)
 void hs_report_after_fork(void)
 {
     pthread_mutex_init(&rp.lock, NULL);
-    atomic_store(&rp.owner, 0);
     atomic_store(&rp.cut_said, false);
     rp.printed = 0; /* the child's print_limit is its own */
     rp.environment_said = false;
@@ -48,23 +47,12 @@ void hs_report_after_fork(void)
 }
 
 /* ---- the report's lock ----
- * A signal can land while a thread holds it, and the handler may call exit(): the exit SUMMARY,
- * or a finding made on the way out, then runs on the thread that holds the lock, and waiting for
- * it would wait forever.  So the holder is known, and its own later turns do not wait. */
+ * A signal handler that calls exit() can interrupt the thread holding it: that thread's exit
+ * SUMMARY, or a finding made on the way out, must not wait for it (process/exit_lock.h). */
 
-static bool held_here(void) { return atomic_load(&rp.owner) == hs_thread_id(); }
-
-static void take_lock(void)
-{
-    pthread_mutex_lock(&rp.lock);
-    atomic_store(&rp.owner, hs_thread_id());
-}
-
-static void drop_lock(void)
-{
-    atomic_store(&rp.owner, 0);
-    pthread_mutex_unlock(&rp.lock);
-}
+static bool held_here(void) { return hs_exit_lock_held_here(HS_EXIT_LOCK_REPORT); }
+static void take_lock(void) { hs_exit_lock_take(&rp.lock, HS_EXIT_LOCK_REPORT); }
+static void drop_lock(void) { hs_exit_lock_drop(&rp.lock, HS_EXIT_LOCK_REPORT); }
 
 /* Said once, straight to stderr: what a turn that could not take the lock did not write. */
 static void say_cut(const char *what)
@@ -223,7 +211,7 @@ static void report_summary(void *arg)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += SUMMARY_WAIT_S;
-    if (pthread_mutex_timedlock(&rp.lock, &until) != 0) {
+    if (!hs_exit_lock_take_until(&rp.lock, HS_EXIT_LOCK_REPORT, &until)) {
         hs_write_all(2, "\n", 1);
         if (!atomic_exchange(&rp.cut_said, true))
             hs_say("hipshadow: another thread held the report for %d s at exit: the SUMMARY goes straight to "
@@ -232,7 +220,6 @@ static void report_summary(void *arg)
         hs_write_all(2, a->line, a->len);
         return;
     }
-    atomic_store(&rp.owner, hs_thread_id());
     FILE *f = text_out();
     fwrite(a->line, 1, a->len, f);
     if (text_failed(f))

@@ -1,10 +1,10 @@
 /* hipshadow's own stack (see deep_stack.h): a switch with swapcontext, made only when the thread
  * has less than DEEP_ROOM left, so the common thread (8 MiB) never pays its system calls. */
 #include "process/deep_stack.h"
+#include "process/exit_lock.h"
 #include "process/util.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -15,8 +15,7 @@ enum {
 };
 
 static pthread_mutex_t deep_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint32_t deep_owner; /* the thread on the deep stack (0: none) */
-static char *deep_stack;            /* NULL: not mapped yet; MAP_FAILED: could not be */
+static char *deep_stack; /* NULL: not mapped yet; MAP_FAILED: could not be */
 static ucontext_t deep_ctx, caller_ctx;
 static void (*deep_fn)(void *);
 static void *deep_arg;
@@ -27,12 +26,11 @@ void hs_run_deep(void (*fn)(void *), void *arg)
 {
     /* This thread already holds the deep stack: a signal handler (exit() from one) that interrupted
      * it there.  Waiting for the lock would wait for itself; it runs where it is. */
-    if (hs_stack_room() >= DEEP_ROOM || atomic_load(&deep_owner) == hs_thread_id()) {
+    if (hs_stack_room() >= DEEP_ROOM || hs_exit_lock_held_here(HS_EXIT_LOCK_DEEP)) {
         fn(arg);
         return;
     }
-    pthread_mutex_lock(&deep_lock);
-    atomic_store(&deep_owner, hs_thread_id());
+    hs_exit_lock_take(&deep_lock, HS_EXIT_LOCK_DEEP);
     if (!deep_stack) {
         deep_stack = mmap(NULL, GUARD + DEEP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                           -1, 0);
@@ -40,8 +38,7 @@ void hs_run_deep(void (*fn)(void *), void *arg)
             mprotect(deep_stack, GUARD, PROT_NONE); /* overflowing it faults, not corrupts */
     }
     if (deep_stack == MAP_FAILED || getcontext(&deep_ctx) != 0) {
-        atomic_store(&deep_owner, 0);
-        pthread_mutex_unlock(&deep_lock);
+        hs_exit_lock_drop(&deep_lock, HS_EXIT_LOCK_DEEP);
         fn(arg); /* no other stack to be had: as before */
         return;
     }
@@ -52,12 +49,7 @@ void hs_run_deep(void (*fn)(void *), void *arg)
     deep_fn = fn;
     deep_arg = arg;
     swapcontext(&caller_ctx, &deep_ctx);
-    atomic_store(&deep_owner, 0);
-    pthread_mutex_unlock(&deep_lock);
+    hs_exit_lock_drop(&deep_lock, HS_EXIT_LOCK_DEEP);
 }
 
-void hs_deep_stack_after_fork(void)
-{
-    pthread_mutex_init(&deep_lock, NULL);
-    atomic_store(&deep_owner, 0);
-}
+void hs_deep_stack_after_fork(void) { pthread_mutex_init(&deep_lock, NULL); }

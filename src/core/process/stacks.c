@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "process/stacks.h"
 #include "process/depot.h"
+#include "process/exit_lock.h"
 #include "process/log.h"
 #include "process/util.h"
 
@@ -62,7 +63,9 @@ static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
     uint64_t h = hs_depot_hash(frames, bytes);
     uint32_t id = 0, stored = 0;
     bool say_full = false;
-    pthread_mutex_lock(&depot.lock);
+    if (hs_exit_lock_held_here(HS_EXIT_LOCK_DEPOT))
+        return 0; /* a signal handler that interrupted this thread in the depot: no stack, no wait */
+    hs_exit_lock_take(&depot.lock, HS_EXIT_LOCK_DEPOT);
     id = hs_depot_find(&depot.table, frames, bytes, h);
     if (id)
         goto out;
@@ -81,7 +84,7 @@ static uint32_t depot_put(const uintptr_t *frames, int n, bool for_finding)
         hs_log_write_stack(id, frames, n);
     }
 out:
-    pthread_mutex_unlock(&depot.lock);
+    hs_exit_lock_drop(&depot.lock, HS_EXIT_LOCK_DEPOT);
     if (say_full)
         hs_say("hipshadow: WARNING: stack_depot_max=%llu reached (%u distinct stacks stored); stacks not seen before "
                "are no longer recorded (reports say 'stack not recorded'), except a finding's own stack\n",
@@ -277,14 +280,16 @@ bool hs_stack_depot_full(void) { return atomic_load_explicit(&depot.full, memory
 int hs_stack_frames(uint32_t id, uintptr_t *frames, int max)
 {
     int n = 0;
-    pthread_mutex_lock(&depot.lock);
+    if (hs_exit_lock_held_here(HS_EXIT_LOCK_DEPOT))
+        return 0; /* exit() from a signal handler that interrupted this thread in the depot */
+    hs_exit_lock_take(&depot.lock, HS_EXIT_LOCK_DEPOT);
     size_t bytes;
     const uintptr_t *stored = hs_depot_get(&depot.table, id, &bytes);
     if (stored) {
         n = (int)(bytes / sizeof *frames) < max ? (int)(bytes / sizeof *frames) : max;
         memcpy(frames, stored, n * sizeof *frames);
     }
-    pthread_mutex_unlock(&depot.lock);
+    hs_exit_lock_drop(&depot.lock, HS_EXIT_LOCK_DEPOT);
     return n;
 }
 
