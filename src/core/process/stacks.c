@@ -168,13 +168,19 @@ typedef struct cached_stack {
 static HS_TLS cached_stack *stack_cache; /* CACHE_STACKS of them, made at a thread's first capture */
 static HS_TLS bool stack_cache_failed;
 
-static cached_stack *cache_line(uintptr_t entry) { return &stack_cache[(entry >> 3) * 0x9E3779B1u % CACHE_STACKS]; }
+/* A line per entry slot and the return address in it: one function's several call sites into
+ * hipshadow share the slot (the same frame depth), and keyed by the slot alone, alternating
+ * between them (an H2D, a launch, a D2H) walked every time. */
+static cached_stack *cache_line(uintptr_t entry, uintptr_t ret)
+{
+    return &stack_cache[((entry >> 3) ^ (ret * 0x9E3779B97F4A7C15u >> 7)) * 0x9E3779B1u % CACHE_STACKS];
+}
 
 static uint32_t cache_find(uintptr_t entry)
 {
     if (!stack_cache)
         return 0;
-    const cached_stack *c = cache_line(entry);
+    const cached_stack *c = cache_line(entry, *(const volatile uintptr_t *)entry);
     if (c->entry != entry)
         return 0;
     for (int i = 0; i < c->n; i++)
@@ -197,7 +203,7 @@ static void cache_keep(uintptr_t entry, uint32_t id, const uintptr_t *slot, cons
     for (int i = 1; i < n; i++)
         if (slot[i] <= slot[i - 1] || slot[i] - entry > SLOT_SPAN_MAX)
             return; /* not one stack growing down: not kept */
-    cached_stack *c = cache_line(entry);
+    cached_stack *c = cache_line(entry, pc[0]);
     c->entry = entry;
     c->id = id;
     c->n = n;
