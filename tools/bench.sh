@@ -9,6 +9,10 @@
 #   bash tools/bench.sh events each kind of event alone (launch, clean copy, alloc, free, sync):
 #                              added ns per event, by live allocations (OLD_LIB=path: a second
 #                              library, e.g. one built from an older commit, interleaved too)
+#   bash tools/bench.sh streams what stream-race and initcheck tracking add per operation, on 1 and
+#                              4 non-blocking streams (H2D, kernel, D2H, event each round; the
+#                              streams wait on the first one's event): plain, races=0, races=1,
+#                              races=1:initcheck=1
 #   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
 #                              warm-up of a tenth of them, plain and under hipshadow
 #   bash tools/bench.sh        copy and log
@@ -42,6 +46,33 @@ if [ "$what" = copy ] || [ "$what" = all ]; then
       p=$(printf "%s\n" "${plain[@]}" | median); s=$(printf "%s\n" "${with[@]}" | median)
       printf "%-10s %-9s %12.1f %14.1f %12.1f\n" "$live" "$host" "$p" "$s" "$(echo "$s - $p" | bc -l)"
     done
+  done
+fi
+
+if [ "$what" = streams ]; then
+  srounds=${CALLS:-20000}
+  echo
+  echo "== stream work, $srounds rounds, simulator in null mode (SIMHIP_NULL=1): ns per operation =="
+  for cfg in "1 blocking" "1 non-blocking" "4 non-blocking"; do
+    read -r n kind <<<"$cfg"
+    for ((r = 0; r < rounds; r++)); do
+      echo "plain $(SIMHIP_NULL=1 build/tests/bench/bench_streams "$n" "$srounds" "$kind")"
+      for o in races=0 races=1 races=1:initcheck=1; do
+        echo "$o $(SIMHIP_NULL=1 HIPSHADOW_OPTIONS=$o LD_PRELOAD=build/src/libhipshadow.so \
+          build/tests/bench/bench_streams "$n" "$srounds" "$kind" 2>/dev/null)"
+      done
+    done | python3 -c '
+import statistics, sys
+n = sys.argv[1]
+ops = {}
+for line in sys.stdin:
+    w = line.split()
+    ops.setdefault(w[0], []).append(float(w[w.index("op") + 1]))
+m = {k: statistics.median(v) for k, v in ops.items()}
+p, z, r, i = m["plain"], m["races=0"], m["races=1"], m["races=1:initcheck=1"]
+print(f"{n}: plain {p:.0f} ns/op; hipshadow races=0 {z - p:+.0f}; race tracking (races=1 against "
+      f"races=0) {r - z:+.0f}; initcheck on top {i - r:+.0f}")
+' "$cfg"
   done
 fi
 

@@ -306,6 +306,51 @@ static void add_written(rec *r, uint64_t lo, uint64_t hi)
     r->n_written = n - (j - i) + 1;
 }
 
+/* Whether `later`, on the same stream after `old`, makes `old` needless to keep: whatever races
+ * with `old` races with `later` as well, reported as surely.  A call that nothing orders after
+ * `old` is not ordered after `later` either (later follows old on their stream); it conflicts
+ * with `later` too when `later` covers old's bytes and writes wherever old wrote; and `later` is
+ * no more assumed than `old` was.  What is given up: such a race names the later access. */
+static bool covers(const hs_access *later, const hs_access *old)
+{
+    return later->stream_index == old->stream_index && !later->open && !old->open && later->lo <= old->lo &&
+           later->hi >= old->hi && (later->write || !old->write) && (!later->assumed || old->assumed);
+}
+
+/* Shard lock held: drops from r's ring the accesses `a` covers and those whose stream has
+ * finished them (nothing enqueued from now on can race with them), so that an allocation an
+ * engine uses over and over on its streams keeps one access per stream and kind, not the last
+ * access_history of them. */
+static void reverse(hs_access *v, uint32_t lo, uint32_t hi) /* [lo, hi) */
+{
+    while (hi > lo + 1) {
+        hs_access t = v[lo];
+        v[lo++] = v[--hi];
+        v[hi] = t;
+    }
+}
+
+static void forget_needless(rec *r, const hs_access *a)
+{
+    if (r->head) { /* the ring from index 0, oldest first: rotated left by head */
+        reverse(r->ring, 0, r->head);
+        reverse(r->ring, r->head, ac.history);
+        reverse(r->ring, 0, ac.history);
+        r->head = 0;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const hs_access *old = &r->ring[i];
+        hs_stream *t = hs_stream_by_index(old->stream_index);
+        if ((t && atomic_load(&t->done) >= old->seq) || covers(a, old))
+            continue;
+        if (kept != i)
+            r->ring[kept] = *old;
+        kept++;
+    }
+    r->n = kept;
+}
+
 void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a)
 {
     (void)base;
@@ -317,6 +362,7 @@ void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *
     rec *r = find_or_make(sh, id);
     if (r) {
         if (a->seq && hs_access_races()) {
+            forget_needless(r, a);
             if (r->n == ac.history) {
                 const hs_access *old = &r->ring[r->head];
                 hs_stream *t = hs_stream_by_index(old->stream_index);
