@@ -5,7 +5,7 @@
  * hipshadow's own runtime calls leave behind shows.  The program also holds the runtime to its
  * documented rule (a failure other than cudaErrorNotReady sets the last error, a success leaves
  * it, cudaGetLastError resets it; a lost context fails every call that uses it), so it checks the
- * simulator when run on a GPU.  Plain C that also compiles as CUDA C++ (build_last_error.sh). */
+ * simulator when run on a GPU.  Plain C that also compiles as CUDA C++ (build_two_runtimes.sh). */
 #ifndef LAST_ERROR_H
 #define LAST_ERROR_H
 
