@@ -1,6 +1,4 @@
-/* Kernels on the simulated runtime.  Their device code is tests/cases/test_kernels.hip (its
- * code object, embedded as hs_test_kernels, carries the argument metadata); the simulator runs
- * the host versions below, registered by name.
+/* Kernels on the simulated runtime (sim_kernels.h).
  *   far-write    poke writes 1 GiB past its buffer; a later, valid D2H returns the fault
  *   freed-arg    poke is launched on a buffer freed just before
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
@@ -14,61 +12,23 @@
  *   fault-near-older-launch  the newest launch faults 40 bytes past an older launch's allocation
  *   clean        a two-stream pipeline of kernels, events and copies (no finding) */
 #include "common.h"
+#include "sim_kernels.h"
 
 #include <dlfcn.h>
 #include <string.h>
 
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
-
-static int (*device_access)(const void *, size_t, int);
-
-static void poke_host(void **params)
-{
-    int *p = *(int **)params[0];
-    long long offset = *(long long *)params[1];
-    if (device_access(p + offset, sizeof(int), 1))
-        p[offset] = *(int *)params[2];
-}
-
-static void scale_host(void **params)
-{
-    float *out = *(float **)params[0];
-    const float *in = *(const float **)params[1];
-    int n = *(int *)params[2];
-    float k = *(float *)params[3];
-    if (device_access(out, n * sizeof(float), 1) && device_access(in, n * sizeof(float), 0))
-        for (int i = 0; i < n; i++)
-            out[i] = in[i] * k;
-}
-
-static hipFunction_t poke, scale;
-
-static void load(void)
-{
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
-    if (!reg || !device_access || !hs_test_kernels_size)
-        exit(77); /* not the simulator, or no AMD code object was built */
-    reg("poke", poke_host);
-    reg("scale", scale_host);
-    hipModule_t module;
-    MUST(hipModuleLoadData(&module, hs_test_kernels));
-    MUST(hipModuleGetFunction(&poke, module, "poke"));
-    MUST(hipModuleGetFunction(&scale, module, "scale"));
-}
+static sim_kernels kern;
 
 static hipError_t launch_poke(int *p, long long offset, int value, hipStream_t s)
 {
     void *params[] = {&p, &offset, &value};
-    return hipModuleLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, s, params, NULL);
+    return hipModuleLaunchKernel(kern.poke, 1, 1, 1, 1, 1, 1, 0, s, params, NULL);
 }
 
 static hipError_t launch_scale(float *out, const float *in, int n, float k, hipStream_t s)
 {
     void *params[] = {&out, &in, &n, &k};
-    return hipModuleLaunchKernel(scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL);
+    return hipModuleLaunchKernel(kern.scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL);
 }
 
 static int far_write(void)
@@ -284,7 +244,7 @@ int main(int argc, char **argv)
         {"overflow-two-devices", overflow_two_devices},
         {"fault-near-older-launch", fault_near_older_launch},
     };
-    load();
+    sim_kernels_load(&kern);
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
         if (!strcmp(argv[1], cases[i].name))
             return cases[i].fn();

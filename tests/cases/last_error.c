@@ -7,14 +7,12 @@
  * by the simulator as the host functions below.  The last rows fault the GPU: the sticky error. */
 #include "common.h"
 #include "last_error.h"
+#include "sim_kernels.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
 
 static int new_rule;         /* ROCm 7 on: only failures (not hipErrorNotReady) set the last error */
 static hipError_t pending;   /* what hipPeekAtLastError must say, by the rule */
@@ -64,28 +62,7 @@ void le_end(void)
     fflush(stdout);
 }
 
-/* ---- kernels, run on the host by the simulator ---- */
-
-static int (*device_access)(const void *, size_t, int);
-
-static void poke_host(void **params)
-{
-    int *p = *(int **)params[0];
-    long long offset = *(long long *)params[1];
-    if (device_access(p + offset, sizeof(int), 1))
-        p[offset] = *(int *)params[2];
-}
-
-static void scale_host(void **params)
-{
-    float *out = *(float **)params[0];
-    const float *in = *(const float **)params[1];
-    int n = *(int *)params[2];
-    float k = *(float *)params[3];
-    if (device_access(out, n * sizeof(float), 1) && device_access(in, n * sizeof(float), 0))
-        for (int i = 0; i < n; i++)
-            out[i] = in[i] * k;
-}
+/* ---- kernels, run on the host by the simulator (sim_kernels.h) ---- */
 
 /* The host stubs hipcc would make for them. */
 static void poke_stub(void) {}
@@ -637,17 +614,12 @@ static void sticky_rows(const le_res *r)
 
 int main(void)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
     void **(*reg_fatbin)(const void *) = (void **(*)(const void *))dlsym(RTLD_DEFAULT, "__hipRegisterFatBinary");
     void (*reg_fn)(void **, const void *, char *, const char *, unsigned, void *, void *, void *, void *,
                    int *) = (void (*)(void **, const void *, char *, const char *, unsigned, void *, void *, void *,
                                       void *, int *))dlsym(RTLD_DEFAULT, "__hipRegisterFunction");
-    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
-    if (!reg || !reg_fatbin || !reg_fn || !device_access || !hs_test_kernels_size)
+    if (!reg_fatbin || !reg_fn || !sim_kernels_register())
         return 77; /* not the simulator, or no AMD code object was built */
-    reg("poke", poke_host);
-    reg("scale", scale_host);
     /* What hipcc's generated constructor does. */
     static struct {
         unsigned magic, version;

@@ -2,26 +2,15 @@
  * ranges: each runtime-error names the rule its arguments break (src/core/rules/runtime_rules.inc).
  * One call per rule, in the table's order; a kernel poke from test_kernels.hip for the launches. */
 #include "common.h"
+#include "sim_kernels.h"
 
-#include <dlfcn.h>
 #include <string.h>
-
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
-
-static void poke_host(void **params) { (void)params; }
 
 int main(void)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    if (!reg || !hs_test_kernels_size)
-        return 77; /* not the simulator, or no AMD code object was built */
-    reg("poke", poke_host);
-    hipModule_t module;
-    hipFunction_t poke;
-    MUST(hipModuleLoadData(&module, hs_test_kernels));
-    MUST(hipModuleGetFunction(&poke, module, "poke"));
+    sim_kernels k;
+    sim_kernels_load(&k);
+    hipFunction_t poke = k.poke;
 
     char *d;
     static char host[8192], other[8192];

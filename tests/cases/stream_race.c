@@ -1,5 +1,5 @@
 /* Planted stream races and uninitialised reads on the simulated runtime (kernels: scale from
- * test_kernels.hip, whose code object says out is written and in is read).
+ * sim_kernels.h, whose code object says out is written and in is read).
  * A second argument "restrict" launches scale_r instead, whose code object says out is
  * write_only and in read_only (a race with it is an error, not a warning).
  *   kernel-then-copy   scale on stream A writes out; an async D2H of out on stream B, no event
@@ -16,42 +16,11 @@
  *   pool-copy-kernel   an async H2D into a sub-buffer of the pool on A; scale on B reads that
  *                      sub-buffer, nothing orders them (the race is still found) */
 #include "common.h"
+#include "sim_kernels.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
-
-static int (*device_access)(const void *, size_t, int);
-
-static void scale_host(void **params)
-{
-    float *out = *(float **)params[0];
-    const float *in = *(const float **)params[1];
-    int n = *(int *)params[2];
-    float k = *(float *)params[3];
-    if (device_access(out, n * sizeof(float), 1) && device_access(in, n * sizeof(float), 0))
-        for (int i = 0; i < n; i++)
-            out[i] = in[i] * k;
-}
-
-static hipFunction_t scale, scale_r;
-
-static void load(void)
-{
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
-    if (!reg || !device_access || !hs_test_kernels_size)
-        exit(77);
-    reg("scale", scale_host);
-    reg("scale_r", scale_host);
-    hipModule_t module;
-    MUST(hipModuleLoadData(&module, hs_test_kernels));
-    MUST(hipModuleGetFunction(&scale, module, "scale"));
-    MUST(hipModuleGetFunction(&scale_r, module, "scale_r"));
-}
+static sim_kernels kern;
 
 /* restrict: scale_r, whose metadata says what it reads and writes; else scale, whose does not */
 static int restrict_args;
@@ -60,8 +29,8 @@ static hipError_t launch_scale(float *out, const float *in, int n, hipStream_t s
 {
     float k = 2.0f;
     void *params[] = {&out, &in, &n, &k};
-    return hipModuleLaunchKernel(restrict_args ? scale_r : scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, params,
-                                 NULL);
+    return hipModuleLaunchKernel(restrict_args ? kern.scale_r : kern.scale, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0,
+                                 s, params, NULL);
 }
 
 enum { N = 64 };
@@ -70,7 +39,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     restrict_args = argc > 2 && !strcmp(argv[2], "restrict");
-    load();
+    sim_kernels_load(&kern);
     float host[N], *in, *out;
     for (int i = 0; i < N; i++)
         host[i] = (float)i;
