@@ -2,8 +2,8 @@
 """CI for the CPU-side benchmarks (no timing is checked): bench_events runs under hipshadow on the
 simulator and prints its five figures, and hipshadow's stats=1 line counts the events it made;
 bench_streams runs on four streams with race tracking and initcheck on, prints its figures and
-gives no finding, and no allocation's access history fills (the same buffers used round after
-round keep one access per stream); tests/gpu/bench_engines.py compiles, answers --help and plans
+gives no finding, no allocation's access history fills (the same buffers used round after round
+keep one access per stream) and its stacks are walked a few times, not at every call; tests/gpu/bench_engines.py compiles, answers --help and plans
 with --dry-run.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
@@ -34,12 +34,18 @@ if stats.get("copy", 0) + stats.get("copy_fast", 0) < calls:
     problems.append(f"STATS copy+copy_fast={stats.get('copy', 0) + stats.get('copy_fast', 0)} < {calls}")
 if "findings" in p.stderr and " 0 findings" not in p.stderr:
     problems.append("findings in a clean benchmark: " + p.stderr[-800:])
-p = subprocess.run([launcher, "--option", "races=1", "--option", "initcheck=1", "--", streams, "4", "300"],
+p = subprocess.run([launcher, "--option", "races=1", "--option", "initcheck=1", "--option", "stats=1", "--", streams,
+                    "4", "300"],
                    capture_output=True, text=True, env=env, timeout=300)
 if p.returncode != 0 or not re.fullmatch(r"streams 4 round [0-9.]+ op [0-9.]+\n", p.stdout):
     problems.append(f"bench_streams: exit {p.returncode}, output {p.stdout!r}")
 if "SUMMARY: hipshadow: 0 findings" not in p.stderr or "access_history" in p.stderr:
     problems.append("bench_streams: a finding, or an access history filled: " + p.stderr[-800:])
+# Its stacks come from a few call sites of one function: each walked once, then found in the
+# per-thread cache by its call site (1,200 copies and launches, a few walks).
+m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
+if not m or int(m.group(1)) > 50:
+    problems.append(f"bench_streams: stack walks {m.group(1) if m else None} (want a few: the stack cache missed)")
 for extra in (["--help"], ["--dry-run"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):

@@ -47,7 +47,7 @@ STATS = re.compile(r"^hipshadow: STATS (.*)$", re.M)
 # hipshadow's STATS kinds, and which per-event cost stands for each (None: not measured alone)
 COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "memset": "launch",
            "alloc": "alloc", "free": "free", "sync": "sync", "event": "sync", "stream": None, "other": None,
-           "own_save": None, "own_query": None, "block_alloc": "block", "block_free_requested": "block",
+           "own_save": None, "own_query": None, "stack_walk": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
 
 

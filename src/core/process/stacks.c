@@ -3,6 +3,7 @@
 #include "process/depot.h"
 #include "process/exit_lock.h"
 #include "process/log.h"
+#include "process/stats.h"
 #include "process/util.h"
 
 #include <dlfcn.h>
@@ -238,6 +239,7 @@ static __attribute__((noinline)) uint32_t capture_cached(uintptr_t entry)
     if (id)
         return id;
     uintptr_t raw[HS_STACK_MAX_FRAMES + 16], raw_slot[HS_STACK_MAX_FRAMES + 16];
+    hs_stat_count(HS_STAT_stack_walk);
     hs_fork_gate_enter();
     int got = walk_with_slots(raw, raw_slot, depot.depth + 16);
     hs_fork_gate_leave();
@@ -264,6 +266,7 @@ static uint32_t capture(bool for_finding)
         return capture_cached(hs_entry_slot);
 #endif
     void *raw[HS_STACK_MAX_FRAMES + 16];
+    hs_stat_count(HS_STAT_stack_walk);
     hs_fork_gate_enter(); /* libunwind takes the loader's lock: not across a fork (util.h) */
     int got = backtrace_pcs(raw, depot.depth + 16);
     hs_fork_gate_leave();
