@@ -13,6 +13,9 @@
 #                              4 non-blocking streams (H2D, kernel, D2H, event each round; the
 #                              streams wait on the first one's event): plain, races=0, races=1,
 #                              races=1:initcheck=1
+#   bash tools/bench.sh blocks PyTorch caching-allocator block events end to end (the plugin built
+#                              against tests/torchsim's fake allocator, its trace, the core): added
+#                              ns per event, blocks tracked and torch_blocks=0
 #   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
 #                              warm-up of a tenth of them, plain and under hipshadow
 #   bash tools/bench.sh        copy and log
@@ -74,6 +77,29 @@ print(f"{n}: plain {p:.0f} ns/op; hipshadow races=0 {z - p:+.0f}; race tracking 
       f"races=0) {r - z:+.0f}; initcheck on top {i - r:+.0f}")
 ' "$cfg"
   done
+fi
+
+if [ "$what" = blocks ]; then
+  tokens=${CALLS:-300}
+  echo
+  echo "== block events: $tokens tokens of 328 tensors made and let go (tests/torchsim blocks_sim churn) =="
+  sim=build/tests/torchsim
+  for ((r = 0; r < rounds; r++)); do
+    echo "plain $(LD_LIBRARY_PATH=build/tests/simcuda:$sim $sim/blocks_sim churn "$tokens" | head -1)"
+    for o in torch_blocks=1 torch_blocks=0; do
+      echo "$o $(LD_LIBRARY_PATH=build/tests/simcuda:$sim build/tools/hipshadow --cuda --option "$o" \
+        --option torch_plugin=$sim/libhipshadow-torch.so -- $sim/blocks_sim churn "$tokens" 2>/dev/null | head -1)"
+    done
+  done | python3 -c '
+import statistics, sys
+ns = {}
+for line in sys.stdin:
+    w = line.split()
+    ns.setdefault(w[0], []).append(float(w[-2]))
+m = {k: statistics.median(v) for k, v in ns.items()}
+p, on, off = m["plain"], m["torch_blocks=1"], m["torch_blocks=0"]
+print(f"plain {p:.0f} ns per event; added: blocks tracked {on - p:+.0f} ns, torch_blocks=0 {off - p:+.0f} ns")
+'
 fi
 
 if [ "$what" = events ]; then

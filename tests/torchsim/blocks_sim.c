@@ -1,12 +1,15 @@
 /* PyTorch-like programs on the simulated CUDA runtime with tests/torchsim's fake caching
  * allocator (libc10_cuda.so), run under hipshadow --cuda with the plugin built against the fake
- * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE */
+ * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE [N]
+ * (churn N: N tokens of allocator traffic, timed) */
 #include "simcuda.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void *fake_torch_alloc(size_t n);
 void fake_torch_free(void *p);
@@ -80,6 +83,24 @@ int main(int argc, char **argv)
                 fake_torch_free(v[i]);
         }
         rc |= cudaMemcpy(host, t, 4000, cudaMemcpyDeviceToHost);
+    } else if (!strcmp(c, "churn")) {
+        /* a generate loop's allocator traffic: 328 tensors of a few sizes made and let go per
+         * "token" (GPT-2's count); prints the mean ns per block event (alloc, free requested, free
+         * completed), for tools/bench.sh blocks to compare plain and under hipshadow */
+        int tokens = argc > 2 ? atoi(argv[2]) : 200;
+        enum { PER_TOKEN = 328 };
+        static void *v[PER_TOKEN];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int k = 0; k < tokens; k++) {
+            for (int i = 0; i < PER_TOKEN; i++)
+                v[i] = fake_torch_alloc(512u << (i % 6));
+            for (int i = 0; i < PER_TOKEN; i++)
+                fake_torch_free(v[i]);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+        printf("block event %.1f ns\n", ns / ((double)tokens * PER_TOKEN * 3));
     } else {
         return 2;
     }

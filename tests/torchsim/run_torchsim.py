@@ -74,6 +74,9 @@ case("a kernel on a freed tensor's old pointer", [program, "kernel"], {"kernel-u
      err_has=["is launched with a pointer into a freed " + BLOCK])
 case("its segment given back: the segment's own use-after-free", [program, "segment-freed"], {"use-after-free": 1},
      options=["mode=block"], no_block=True)
+# 5 tokens x 328 tensors, and main's first tensor
+case("allocator traffic, timed (tools/bench.sh blocks): every event tracked, nothing found", [program, "churn", "5"],
+     {}, options=["stats=1"], err_has=["block_alloc=1641 block_free_requested=1640 block_free_completed=1640"])
 case("many tensors allocated, copied, launched on and freed", [program, "clean"], {}, options=["verbosity=1"],
      err_has=["hipshadow: tracking the blocks of PyTorch torchsim", "PyTorch caching-allocator blocks: "])
 case("torch_blocks=0: segment level", [program, "overrun"], {}, options=["mode=block", "torch_blocks=0"],
