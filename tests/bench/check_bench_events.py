@@ -42,9 +42,10 @@ if p.returncode != 0 or not re.fullmatch(r"streams 4 round [0-9.]+ op [0-9.]+\n"
 if "SUMMARY: hipshadow: 0 findings" not in p.stderr or "access_history" in p.stderr:
     problems.append("bench_streams: a finding, or an access history filled: " + p.stderr[-800:])
 # Its stacks come from a few call sites of one function: each walked once, then found in the
-# per-thread cache by its call site (1,200 copies and launches, a few walks).
+# per-thread cache by its call site (1,200 copies and launches, a few walks).  Under TSan every
+# stack is walked (src/core/process/stacks.c): the count is only required to be there.
 m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
-if not m or int(m.group(1)) > 50:
+if not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_streams: stack walks {m.group(1) if m else None} (want a few: the stack cache missed)")
 for extra in (["--help"], ["--dry-run"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
