@@ -11,16 +11,14 @@
  * and prints one line: "launch NS copy NS alloc NS free NS sync NS" (mean ns per call; KINDS, e.g.
  * "launch,sync", times only those, for a profiler).  Exits 77
  * without the simulator or its kernels (no AMD code object was built). */
+#include "bench_kernel.h"
+
 #include <hip/hip_runtime_api.h>
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
 
 static double now_ns(void)
 {
@@ -32,22 +30,14 @@ static double now_ns(void)
 static const char *kinds;
 static int want(const char *kind) { return !kinds || strstr(kinds, kind) != NULL; }
 
-static void scale_host(void **params) { (void)params; } /* the simulated kernel does nothing */
-
 int main(int argc, char **argv)
 {
     int live = argc > 1 ? atoi(argv[1]) : 1000, calls = argc > 2 ? atoi(argv[2]) : 100000;
     kinds = argc > 3 ? argv[3] : NULL;
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    if (!reg || !hs_test_kernels_size)
-        return 77;
-    reg("scale", scale_host);
-    hipModule_t module;
     hipFunction_t scale;
-    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess ||
-        hipModuleGetFunction(&scale, module, "scale") != hipSuccess)
-        return 1;
+    int loaded = bench_load_scale(&scale);
+    if (loaded)
+        return loaded;
     void **allocs = calloc((size_t)live + 2, sizeof *allocs);
     void **fresh = calloc((size_t)calls, sizeof *fresh);
     if (!allocs || !fresh)

@@ -10,16 +10,14 @@
  * or a KV cache are), and every 64 rounds the device is synchronised.  Prints one line:
  * "streams N round NS op NS" (mean ns per round and per operation: 4 per stream per round).
  * Exits 77 without the simulator or its kernels. */
+#include "bench_kernel.h"
+
 #include <hip/hip_runtime_api.h>
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
 
 enum { MAX_STREAMS = 16, FLOATS = 256 };
 
@@ -30,8 +28,6 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void scale_host(void **params) { (void)params; } /* the simulated kernel does nothing */
-
 int main(int argc, char **argv)
 {
     int streams = argc > 1 ? atoi(argv[1]) : 4, rounds = argc > 2 ? atoi(argv[2]) : 20000;
@@ -40,16 +36,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_streams STREAMS(1..%d) ROUNDS [blocking]\n", MAX_STREAMS);
         return 2;
     }
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    if (!reg || !hs_test_kernels_size)
-        return 77;
-    reg("scale", scale_host);
-    hipModule_t module;
     hipFunction_t scale;
-    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess ||
-        hipModuleGetFunction(&scale, module, "scale") != hipSuccess)
-        return 1;
+    int loaded = bench_load_scale(&scale);
+    if (loaded)
+        return loaded;
     hipStream_t s[MAX_STREAMS];
     hipEvent_t ev[MAX_STREAMS];
     float *in[MAX_STREAMS], *out[MAX_STREAMS], *host_in, *host_out[MAX_STREAMS];
