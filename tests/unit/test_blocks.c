@@ -143,7 +143,7 @@ static void test_sequences(void)
     hs_blocks_event(&e, 0, 1, 1000);
     CHECK_EQ(at(py, &b), HS_BLOCK_LIVE);
     hs_block_info info;
-    CHECK(hs_block_info_of(b.id, &info) && info.alloc_pystack == 5 && info.free_pystack == 0 && info.free_requested_ns);
+    CHECK(hs_block_info_of(&b, &info) && info.alloc_pystack == 5 && info.free_pystack == 0 && info.free_requested_ns);
     e.action = HIPSHADOW_BLOCK_ALLOC;
     e.addr = py + 4096;
     hs_blocks_event(&e, 0, 1, 1000);
@@ -152,7 +152,7 @@ static void test_sequences(void)
     e.context = 12; /* a context of its own: the free's stack */
     hs_blocks_event(&e, 0, 1, 1000);
     CHECK_EQ(at(py + 4096, &b), HS_BLOCK_LIVE);
-    CHECK(hs_block_info_of(b.id, &info) && info.free_pystack == 6);
+    CHECK(hs_block_info_of(&b, &info) && info.free_pystack == 6);
     send(HIPSHADOW_BLOCK_SEGMENT_FREE, py, MB2);
     /* the text form round-trips */
     char line[160];
@@ -168,6 +168,86 @@ static void test_sequences(void)
     CHECK(!memcmp(&in, &back, sizeof in));
     CHECK_EQ(hs_block_event_parse("# a comment", &back), 0);
     CHECK_EQ(hs_block_event_parse("alloc zero", &back), -1);
+}
+
+/* ---- a block handed out again where one was: in place ---- */
+
+static void free_block(uint64_t addr, uint64_t size)
+{
+    send(HIPSHADOW_BLOCK_FREE_REQUESTED, addr, size);
+    send(HIPSHADOW_BLOCK_FREE_COMPLETED, addr, size);
+}
+
+static void test_reuse(void)
+{
+    hs_span b, c;
+    hs_blocks_stats s0, s;
+    const uint64_t seg = 0x7c0000000000, MB2 = 2 << 20;
+    send(HIPSHADOW_BLOCK_SEGMENT_FREE, 0, UINT64_MAX);
+    hs_blocks_get_stats(&s0);
+    CHECK_EQ(s0.live + s0.quarantined, 0);
+    send(HIPSHADOW_BLOCK_SEGMENT_ALLOC, seg, MB2);
+    /* the allocator's steady state: the same blocks made and let go, token after token */
+    uint64_t last = 0;
+    for (int round = 0; round < 3; round++) {
+        send(HIPSHADOW_BLOCK_ALLOC, seg, 1024);
+        send(HIPSHADOW_BLOCK_ALLOC, seg + 1024, 512);
+        CHECK_EQ(at(seg + 1023, &b), HS_BLOCK_LIVE);
+        CHECK(b.id > last && b.size == 1024 && b.end_time_ns == 0 && b.kind == HS_MEM_DEVICE);
+        last = b.id;
+        free_block(seg, 1024);
+        free_block(seg + 1024, 512);
+        CHECK_EQ(at(seg + 1023, &b), HS_BLOCK_FREED);
+        CHECK_EQ(b.id, last);
+        hs_blocks_get_stats(&s);
+        CHECK_EQ(s.live, 0);
+        CHECK_EQ(s.quarantined, 2);
+    }
+    /* again where a quarantined block was, larger: it fits up to the next block, in place */
+    send(HIPSHADOW_BLOCK_ALLOC, seg + 1024, 4096);
+    CHECK_EQ(at(seg + 1024 + 4095, &b), HS_BLOCK_LIVE);
+    CHECK_EQ(at(seg + 1023, &c), HS_BLOCK_FREED); /* the block below stays quarantined */
+    /* one that overlaps the block above: both of the old ones go */
+    send(HIPSHADOW_BLOCK_ALLOC, seg, 2048);
+    CHECK_EQ(at(seg + 2047, &c), HS_BLOCK_LIVE);
+    CHECK_EQ(at(seg + 2048, &b), HS_BLOCK_NONE);
+    hs_blocks_get_stats(&s);
+    CHECK_EQ(s.live, 1);
+    CHECK_EQ(s.quarantined, 0);
+    CHECK_EQ(s.unmatched, s0.unmatched + 1); /* the live one it replaced never had its free */
+    free_block(seg, 2048);
+    /* a quarantine of 2 KiB: the oldest goes first, and one handed out since counts no longer */
+    hs_blocks_init(2048);
+    const uint64_t a1 = seg + 8192, a2 = seg + 16384, a3 = seg + 24576;
+    send(HIPSHADOW_BLOCK_SEGMENT_FREE, seg, MB2);
+    send(HIPSHADOW_BLOCK_SEGMENT_ALLOC, seg, MB2);
+    send(HIPSHADOW_BLOCK_ALLOC, a1, 1024);
+    send(HIPSHADOW_BLOCK_ALLOC, a2, 1024);
+    send(HIPSHADOW_BLOCK_ALLOC, a3, 1024);
+    free_block(a1, 1024);
+    free_block(a2, 1024);
+    send(HIPSHADOW_BLOCK_ALLOC, a1, 1024); /* its FIFO entry is stale now */
+    free_block(a3, 1024);
+    CHECK_EQ(at(a1, &b), HS_BLOCK_LIVE);
+    CHECK_EQ(at(a2, &b), HS_BLOCK_FREED);
+    CHECK_EQ(at(a3, &b), HS_BLOCK_FREED);
+    hs_blocks_get_stats(&s0);
+    free_block(a1, 1024); /* over 2 KiB: the stale entry is passed over, a2 evicted */
+    hs_blocks_get_stats(&s);
+    CHECK_EQ(at(a2, &b), HS_BLOCK_NONE);
+    CHECK_EQ(at(a3, &b), HS_BLOCK_FREED);
+    CHECK_EQ(at(a1, &b), HS_BLOCK_FREED);
+    CHECK_EQ(s.evicted, s0.evicted + 1);
+    CHECK_EQ(s.quarantined, 2);
+    /* no quarantine: a completed free forgets the block */
+    hs_blocks_init(0);
+    send(HIPSHADOW_BLOCK_ALLOC, a2, 64);
+    free_block(a2, 64);
+    CHECK_EQ(at(a2, &b), HS_BLOCK_NONE);
+    hs_blocks_get_stats(&s);
+    CHECK_EQ(s.live, 0);
+    hs_blocks_init(1ull << 50);
+    send(HIPSHADOW_BLOCK_SEGMENT_FREE, seg, MB2);
 }
 
 /* ---- a recorded trace, replayed, against a naive model ---- */
@@ -390,6 +470,7 @@ int main(int argc, char **argv)
     hs_blocks_init(1ull << 50); /* remember every freed block: the naive model does */
     test_rules();
     test_sequences();
+    test_reuse();
     for (int i = 1; i < argc; i++)
         replay(argv[i]);
     return UNIT_DONE();

@@ -296,6 +296,28 @@ static bool first_overlap(hs_span_index *ix, uintptr_t base, uintptr_t end, size
     return false;
 }
 
+bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
+    ptrdiff_t b, i;
+    locate(dir, atomic_load_explicit(&ix->keys, memory_order_relaxed), nb, s->base, &b, &i);
+    if (i < 0 || dir[b]->items[i].base != s->base)
+        return false;
+    hs_span_block *blk = dir[b];
+    const hs_span *next = (uint32_t)(i + 1) < blk->n ? &blk->items[i + 1]
+                          : (size_t)(b + 1) < nb     ? &dir[b + 1]->items[0]
+                                                     : NULL;
+    if (next && end_of(s) > next->base)
+        return false;
+    if (old)
+        *old = blk->items[i];
+    begin_write(ix);
+    blk->items[i] = *s; /* same base: the block's key stays */
+    end_write(ix);
+    return true;
+}
+
 int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes)
 {
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);

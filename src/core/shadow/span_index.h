@@ -53,6 +53,10 @@ void hs_span_unlock(hs_span_index *ix);
 /* Insert, replacing any span that overlaps it (their sizes are added to *replaced_bytes when
  * that is not NULL).  -1 when out of memory. */
 int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes);
+/* Overwrite, in place, the span whose base is s->base with s, when s overlaps no other span (it
+ * may shrink, or grow up to the next one); *old (if not NULL) gets what was there.  False, and
+ * nothing changed, otherwise.  No span moves: the cheap way to change a span's state or size. */
+bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old);
 /* Remove the span whose base is addr (and, if id != 0, whose id matches). */
 bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed);
 /* Replace the whole content with n sorted, non-overlapping spans. */

@@ -23,7 +23,7 @@ void hs_block_print_freed(FILE *f, const hs_block_view *v, uint64_t now_ns, cons
 {
     const hs_span *b = v->block;
     hs_block_info info;
-    bool has_info = hs_block_info_of(b->id, &info);
+    bool has_info = hs_block_info_of(b, &info);
     fprintf(f,
             "  %s 0x%lx lies in %s #%llu [0x%lx, 0x%lx) (%zu bytes asked for, offset %llu), which was freed:\n"
             "  its free completed %.6f s before this call",
@@ -42,7 +42,7 @@ void hs_block_print_stacks(FILE *f, const hs_block_view *v)
 {
     const hs_span *b = v->block;
     hs_block_info info = {0};
-    hs_block_info_of(b->id, &info);
+    hs_block_info_of(b, &info);
     fprintf(f, "Block #%llu (%s) handed out by thread T%u, %.6f s after start, on stream 0x%lx:\n",
             (unsigned long long)b->id, HS_BLOCK_NOUN, b->thread, (b->time_ns - hs_start_ns()) / 1e9,
             (unsigned long)b->owner);
@@ -98,7 +98,7 @@ void hs_block_json(hs_jbuf *b, const hs_block_view *v)
     }
     const hs_span *k = v->block;
     hs_block_info info = {0};
-    hs_block_info_of(k->id, &info);
+    hs_block_info_of(k, &info);
     hs_jb(
         b,
         ",\"block\":{\"id\":%llu,\"base\":\"0x%lx\",\"size\":%zu,\"offset\":%lld,\"state\":\"%s\",\"stream\":\"0x%lx\","

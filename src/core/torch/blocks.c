@@ -14,41 +14,46 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
 /* Quarantined blocks remembered at most (FIFO, like the shadow map's quarantine); their bytes
  * are bounded by quarantine= as well. */
 enum { QUARANTINE_MAX_RECORDS = 65536 };
 
-/* What the span does not hold, per block: found by id (reports) and, while the block is live,
- * by its base (the allocator names blocks by address), so a free costs no index search. */
-typedef struct info_rec {
-    uint64_t id;    /* key of hh */
-    uintptr_t base; /* key of by_base, while live */
+/* Live and quarantined blocks share one index: an allocator that hands a block out again where
+ * it was (its steady state) changes a span in place, and a lookup is one search.  A span is
+ * quarantined when its end_time_ns is set; in the index its kind holds its record's slot (every
+ * block is device memory: readers get HS_MEM_DEVICE back). */
+static bool quarantined_span(const hs_span *s) { return s->end_time_ns != 0; }
+
+/* What the span does not hold, per block, in a slot the span names: found without a search. */
+typedef struct block_rec {
+    uint64_t id; /* the block's; 0 while the slot is free */
     hs_block_info info;
     uint32_t free_stack, free_thread; /* who requested the free (shown once it completes) */
     uint32_t alloc_context;           /* the allocator's context number at the allocation */
-    bool live;
-    UT_hash_handle hh, by_base;
-    struct info_rec *next_free;
-} info_rec;
+    uint32_t next_free;               /* the free list: slot + 1, 0 ends it */
+} block_rec;
+
+enum { REC_CHUNK = 4096, REC_CHUNKS = 4096 }; /* 16M blocks live or quarantined at most */
 
 typedef struct quarantined {
     uintptr_t base;
     uint64_t id;
-    size_t size;
+    uint32_t slot; /* its record: a block handed out again since has another id there */
 } quarantined;
 
 static struct {
     pthread_mutex_t lock; /* every change; lookups take none */
-    bool ready;           /* the indexes are mapped */
-    atomic_bool any;      /* readers: an event was seen, the indexes are ready */
-    hs_span_index live, freed;
+    bool ready;           /* the index is mapped */
+    atomic_bool any;      /* readers: an event was seen, the index is ready */
+    hs_span_index blocks;
     uint64_t next_id;
     uint64_t quarantine_max, quarantine_bytes;
+    size_t n_live, n_quarantined;
     quarantined *fifo;
     size_t fifo_head, fifo_len;
-    info_rec *infos, *live_infos, *spare;
+    block_rec *recs[REC_CHUNKS]; /* chunks, made as slots are first needed; never freed */
+    uint32_t n_slots, free_slots;
     hs_block_segment *segs;
     size_t n_segs, cap_segs;
     hs_blocks_stats stats;
@@ -70,23 +75,18 @@ void hs_blocks_init(uint64_t quarantine_bytes) { bk.quarantine_max = quarantine_
 void hs_blocks_after_fork(void)
 {
     pthread_mutex_init(&bk.lock, NULL);
-    if (bk.ready) {
-        hs_span_index_after_fork(&bk.live);
-        hs_span_index_after_fork(&bk.freed);
-    }
+    if (bk.ready)
+        hs_span_index_after_fork(&bk.blocks);
 }
 
 bool hs_blocks_any(void) { return atomic_load_explicit(&bk.any, memory_order_relaxed); }
 
 hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
 {
-    if (!atomic_load_explicit(&bk.any, memory_order_acquire))
+    if (!atomic_load_explicit(&bk.any, memory_order_acquire) || !hs_span_find(&bk.blocks, addr, block))
         return HS_BLOCK_NONE;
-    if (hs_span_find(&bk.live, addr, block))
-        return HS_BLOCK_LIVE;
-    if (hs_span_count(&bk.freed) && hs_span_find(&bk.freed, addr, block))
-        return HS_BLOCK_FREED;
-    return HS_BLOCK_NONE;
+    block->kind = HS_MEM_DEVICE;
+    return quarantined_span(block) ? HS_BLOCK_FREED : HS_BLOCK_LIVE;
 }
 
 /* ---- the trace's text form ---- */
@@ -151,7 +151,7 @@ static int setup_locked(void)
 {
     if (bk.ready)
         return 0;
-    if (hs_span_index_init(&bk.live) || hs_span_index_init(&bk.freed))
+    if (hs_span_index_init(&bk.blocks))
         return -1;
     bk.fifo = calloc(QUARANTINE_MAX_RECORDS, sizeof *bk.fifo);
     if (!bk.fifo)
@@ -161,129 +161,129 @@ static int setup_locked(void)
     return 0;
 }
 
-static void info_drop(uint64_t id);
+static block_rec *rec_at(uint32_t slot) { return &bk.recs[slot / REC_CHUNK][slot % REC_CHUNK]; }
 
-static info_rec *info_new(uint64_t id, uintptr_t base)
+/* A free slot, its record zeroed; UINT32_MAX when memory ran out. */
+static uint32_t rec_take(void)
 {
-    info_rec *r = bk.spare;
-    if (r) {
-        bk.spare = r->next_free;
+    uint32_t slot;
+    if (bk.free_slots) {
+        slot = bk.free_slots - 1;
+        bk.free_slots = rec_at(slot)->next_free;
     } else {
-        enum { CHUNK = 1024 };
-        info_rec *chunk = calloc(CHUNK, sizeof *chunk); /* never freed: records are reused */
-        if (!chunk)
-            return NULL;
-        for (int i = 1; i < CHUNK; i++) {
-            chunk[i].next_free = bk.spare;
-            bk.spare = &chunk[i];
-        }
-        r = &chunk[0];
+        if (bk.n_slots == (uint32_t)REC_CHUNK * REC_CHUNKS)
+            return UINT32_MAX;
+        if (bk.n_slots % REC_CHUNK == 0 && !bk.recs[bk.n_slots / REC_CHUNK] &&
+            !(bk.recs[bk.n_slots / REC_CHUNK] = calloc(REC_CHUNK, sizeof(block_rec))))
+            return UINT32_MAX;
+        slot = bk.n_slots++;
     }
-    memset(r, 0, sizeof *r);
-    r->id = id;
-    r->base = base;
-    r->live = true;
-    info_rec *stale = NULL; /* a live block at this base whose free never came: the insert replaces it */
-    HASH_FIND(by_base, bk.live_infos, &base, sizeof base, stale);
-    if (stale)
-        info_drop(stale->id);
-    HASH_ADD(hh, bk.infos, id, sizeof r->id, r);
-    HASH_ADD(by_base, bk.live_infos, base, sizeof r->base, r);
-    return r;
+    memset(rec_at(slot), 0, sizeof(block_rec));
+    return slot;
 }
 
-static info_rec *info_live_at(uintptr_t base)
+static void rec_give(uint32_t slot)
 {
-    info_rec *r = NULL;
-    HASH_FIND(by_base, bk.live_infos, &base, sizeof base, r);
-    return r;
+    block_rec *r = rec_at(slot);
+    r->id = 0;
+    r->next_free = bk.free_slots;
+    bk.free_slots = slot + 1;
 }
 
-static void info_not_live(info_rec *r)
+/* The record of an index span (its kind is the slot), or NULL. */
+static block_rec *rec_of(const hs_span *s)
 {
-    if (r && r->live) {
-        HASH_DELETE(by_base, bk.live_infos, r);
-        r->live = false;
+    block_rec *r = s->kind < bk.n_slots ? rec_at(s->kind) : NULL;
+    return r && r->id == s->id ? r : NULL;
+}
+
+/* A span that left the index (removed, or overwritten by a new block): its record and its
+ * share of the counts. */
+static void forget(const hs_span *s)
+{
+    if (quarantined_span(s)) {
+        bk.n_quarantined--;
+        bk.quarantine_bytes -= s->size < bk.quarantine_bytes ? s->size : bk.quarantine_bytes;
+    } else {
+        bk.n_live--;
     }
+    if (rec_of(s))
+        rec_give(s->kind);
 }
 
-static info_rec *info_find(uint64_t id)
+/* The span whose base is addr, live, with its record; false when there is none. */
+static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
 {
-    info_rec *r = NULL;
-    HASH_FIND(hh, bk.infos, &id, sizeof id, r);
-    return r;
+    if (!hs_span_find_exact(&bk.blocks, addr, s) || quarantined_span(s))
+        return false;
+    *r = rec_of(s);
+    return true;
 }
 
-static void info_drop(uint64_t id)
+/* Removes every block that overlaps [lo, hi); returns how many of them were live. */
+static unsigned remove_overlapping(uintptr_t lo, uintptr_t hi)
 {
-    info_rec *r = info_find(id);
-    if (!r)
-        return;
-    info_not_live(r);
-    HASH_DEL(bk.infos, r);
-    r->next_free = bk.spare;
-    bk.spare = r;
-}
-
-/* Removes every span of ix that overlaps [lo, hi), with its record. */
-static void remove_overlapping(hs_span_index *ix, uintptr_t lo, uintptr_t hi)
-{
+    unsigned live = 0;
     for (;;) {
-        hs_span below, above;
+        hs_span below, above, gone;
         bool has_below = false, has_above = false;
-        hs_span_neighbours(ix, hi - 1, &below, &has_below, &above, &has_above);
+        hs_span_neighbours(&bk.blocks, hi - 1, &below, &has_below, &above, &has_above);
         if (!has_below || below.base + below.size <= lo)
-            return;
-        hs_span_lock(ix);
-        bool removed = hs_span_remove_locked(ix, below.base, below.id, NULL);
-        hs_span_unlock(ix);
+            return live;
+        hs_span_lock(&bk.blocks);
+        bool removed = hs_span_remove_locked(&bk.blocks, below.base, below.id, &gone);
+        hs_span_unlock(&bk.blocks);
         if (!removed)
-            return;
-        if (ix == &bk.freed)
-            bk.quarantine_bytes -= below.size < bk.quarantine_bytes ? below.size : bk.quarantine_bytes;
-        info_drop(below.id);
+            return live;
+        live += !quarantined_span(&gone);
+        forget(&gone);
         if (below.base <= lo)
-            return; /* it was the highest base below hi, and spans are disjoint: none other overlaps */
+            return live; /* it was the highest base below hi, and spans are disjoint: none other overlaps */
     }
 }
 
 static void evict_oldest(void)
 {
-    quarantined *q = &bk.fifo[bk.fifo_head];
-    hs_span gone;
-    hs_span_lock(&bk.freed);
-    bool removed = hs_span_remove_locked(&bk.freed, q->base, q->id, &gone); /* may have been superseded */
-    hs_span_unlock(&bk.freed);
-    if (removed) {
-        bk.quarantine_bytes -= gone.size < bk.quarantine_bytes ? gone.size : bk.quarantine_bytes;
-        info_drop(gone.id);
-        bk.stats.evicted++;
-    }
+    quarantined q = bk.fifo[bk.fifo_head];
     bk.fifo_head = (bk.fifo_head + 1) % QUARANTINE_MAX_RECORDS;
     bk.fifo_len--;
+    if (q.slot >= bk.n_slots || rec_at(q.slot)->id != q.id)
+        return; /* handed out again or forgotten since: nothing of it is left */
+    hs_span gone;
+    hs_span_lock(&bk.blocks);
+    bool removed = hs_span_remove_locked(&bk.blocks, q.base, q.id, &gone);
+    hs_span_unlock(&bk.blocks);
+    if (removed) {
+        forget(&gone);
+        bk.stats.evicted++;
+    }
 }
 
+/* The live span s (its free completed, end_time_ns set) becomes quarantined where it is. */
 static void quarantine(const hs_span *s)
 {
     if (bk.quarantine_max == 0 || s->size > bk.quarantine_max) {
-        info_drop(s->id);
+        hs_span gone;
+        hs_span_lock(&bk.blocks);
+        if (hs_span_remove_locked(&bk.blocks, s->base, s->id, &gone))
+            forget(&gone);
+        hs_span_unlock(&bk.blocks);
         return;
     }
     while (bk.fifo_len > 0 &&
            (bk.fifo_len == QUARANTINE_MAX_RECORDS || bk.quarantine_bytes + s->size > bk.quarantine_max))
         evict_oldest();
-    /* Nothing quarantined overlaps a block that was live: its allocation cleared the range. */
-    hs_span_lock(&bk.freed);
-    int rc = hs_span_insert_locked(&bk.freed, s, NULL);
-    hs_span_unlock(&bk.freed);
-    if (rc != 0) {
-        info_drop(s->id); /* forgetting a freed block only weakens a later report */
+    hs_span_lock(&bk.blocks);
+    bool done = hs_span_overwrite_locked(&bk.blocks, s, NULL); /* same base and size: always in place */
+    hs_span_unlock(&bk.blocks);
+    if (!done)
         return;
-    }
-    size_t tail = (bk.fifo_head + bk.fifo_len) % QUARANTINE_MAX_RECORDS;
-    bk.fifo[tail] = (quarantined){s->base, s->id, s->size};
-    bk.fifo_len++;
+    bk.n_live--;
+    bk.n_quarantined++;
     bk.quarantine_bytes += s->size;
+    size_t tail = (bk.fifo_head + bk.fifo_len) % QUARANTINE_MAX_RECORDS;
+    bk.fifo[tail] = (quarantined){s->base, s->id, s->kind};
+    bk.fifo_len++;
 }
 
 static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
@@ -291,33 +291,46 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
     if (!e->size || e->addr + e->size < e->addr)
         return;
     uintptr_t lo = e->addr, hi = e->addr + e->size;
-    if (hs_span_count(&bk.freed))
-        remove_overlapping(&bk.freed, lo, hi); /* handed out again: the old pointer is live memory */
+    uint32_t slot = rec_take();
+    if (slot == UINT32_MAX)
+        return;
     hs_span s = {.base = lo,
                  .size = e->size,
                  .id = ++bk.next_id,
                  .time_ns = now,
-                 .kind = HS_MEM_DEVICE,
+                 .kind = slot,
                  .owner = e->stream,
                  .device = e->device < 0 ? 0 : e->device,
                  .stack = stack,
                  .thread = thread};
-    info_rec *r = info_new(s.id, lo);
-    if (!r)
-        return;
+    block_rec *r = rec_at(slot);
+    r->id = s.id;
     r->info.pool[0] = e->pool[0];
     r->info.pool[1] = e->pool[1];
     r->info.alloc_pystack = e->pystack;
     r->alloc_context = e->context;
-    /* A live block overlapping it (one whose free never came) is replaced by the insert. */
-    uint64_t replaced = 0;
-    hs_span_lock(&bk.live);
-    int rc = hs_span_insert_locked(&bk.live, &s, &replaced);
-    hs_span_unlock(&bk.live);
-    if (rc != 0)
-        info_drop(s.id);
-    if (replaced)
-        bk.stats.unmatched++;
+    /* Handed out again where a block was (quarantined, or live if its free never came), fitting
+     * below the next one: the span changes in place.  Otherwise whatever it overlaps goes. */
+    hs_span old;
+    hs_span_lock(&bk.blocks);
+    bool in_place = hs_span_overwrite_locked(&bk.blocks, &s, &old);
+    hs_span_unlock(&bk.blocks);
+    unsigned replaced_live;
+    if (in_place) {
+        replaced_live = !quarantined_span(&old);
+        forget(&old);
+    } else {
+        replaced_live = remove_overlapping(lo, hi);
+        hs_span_lock(&bk.blocks);
+        int rc = hs_span_insert_locked(&bk.blocks, &s, NULL);
+        hs_span_unlock(&bk.blocks);
+        if (rc != 0) {
+            rec_give(slot);
+            return;
+        }
+    }
+    bk.n_live++;
+    bk.stats.unmatched += replaced_live; /* live blocks whose free never came */
     /* initcheck: a block handed out holds no data of its new owner's, whatever its bytes held
      * before (its segment's written ranges lose it) */
     hs_span seg;
@@ -327,8 +340,9 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
 
 static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
-    info_rec *r = info_live_at(e->addr);
-    if (!r) {
+    hs_span s;
+    block_rec *r = NULL;
+    if (!live_at(e->addr, &s, &r) || !r) {
         bk.stats.unmatched++;
         return;
     }
@@ -341,16 +355,12 @@ static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, ui
 
 static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
-    info_rec *r = info_live_at(e->addr);
     hs_span s;
-    hs_span_lock(&bk.live);
-    bool removed = r && hs_span_remove_locked(&bk.live, e->addr, r->id, &s);
-    hs_span_unlock(&bk.live);
-    if (!removed) {
+    block_rec *r = NULL;
+    if (!live_at(e->addr, &s, &r)) {
         bk.stats.unmatched++;
         return;
     }
-    info_not_live(r);
     s.end_time_ns = now;
     if (r && r->info.free_requested_ns) {
         s.end_stack = r->free_stack;
@@ -445,8 +455,7 @@ static void drop_range(uintptr_t lo, uintptr_t hi)
 {
     if (hi <= lo)
         return;
-    remove_overlapping(&bk.live, lo, hi);
-    remove_overlapping(&bk.freed, lo, hi);
+    remove_overlapping(lo, hi);
 }
 
 void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
@@ -485,10 +494,12 @@ void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t th
 
 /* ---- cold readers ---- */
 
-bool hs_block_info_of(uint64_t id, hs_block_info *out)
+bool hs_block_info_of(const hs_span *block, hs_block_info *out)
 {
     pthread_mutex_lock(&bk.lock);
-    info_rec *r = info_find(id);
+    hs_span s;
+    const block_rec *r = bk.ready && hs_span_find_exact(&bk.blocks, block->base, &s) && s.id == block->id ? rec_of(&s)
+                                                                                                          : NULL;
     if (r)
         *out = r->info;
     pthread_mutex_unlock(&bk.lock);
@@ -512,20 +523,36 @@ void hs_blocks_get_stats(hs_blocks_stats *out)
 {
     pthread_mutex_lock(&bk.lock);
     *out = bk.stats;
-    out->live = bk.ready ? hs_span_count(&bk.live) : 0;
-    out->quarantined = bk.ready ? hs_span_count(&bk.freed) : 0;
+    out->live = bk.n_live;
+    out->quarantined = bk.n_quarantined;
     out->segments = bk.n_segs;
     pthread_mutex_unlock(&bk.lock);
+}
+
+typedef struct visit {
+    hs_block_state which;
+    void (*fn)(const hs_span *, void *);
+    void *arg;
+} visit;
+
+static void visit_one(const hs_span *s, void *arg)
+{
+    const visit *v = arg;
+    if ((quarantined_span(s) ? HS_BLOCK_FREED : HS_BLOCK_LIVE) != v->which)
+        return;
+    hs_span copy = *s;
+    copy.kind = HS_MEM_DEVICE;
+    v->fn(&copy, v->arg);
 }
 
 void hs_blocks_foreach(hs_block_state which, void (*fn)(const hs_span *, void *), void *arg)
 {
     pthread_mutex_lock(&bk.lock);
     if (bk.ready) {
-        hs_span_index *ix = which == HS_BLOCK_FREED ? &bk.freed : &bk.live;
-        hs_span_lock(ix);
-        hs_span_foreach_locked(ix, fn, arg);
-        hs_span_unlock(ix);
+        visit v = {which, fn, arg};
+        hs_span_lock(&bk.blocks);
+        hs_span_foreach_locked(&bk.blocks, visit_one, &v);
+        hs_span_unlock(&bk.blocks);
     }
     pthread_mutex_unlock(&bk.lock);
 }

@@ -9,7 +9,8 @@
  *   segment_free/unmap -> every block in the range, live or quarantined, is forgotten (the
  *                       shadow map's own allocation goes to quarantine with cudaFree/cuMemUnmap)
  *
- * Lookups are lock-free (two span indexes: live and quarantined); events take one mutex. */
+ * Lookups are lock-free (one span index holds live and quarantined blocks; a block handed out
+ * again where one was changes its span in place); events take one mutex. */
 #ifndef HS_BLOCKS_H
 #define HS_BLOCKS_H
 
@@ -22,8 +23,10 @@
 typedef enum hs_block_state { HS_BLOCK_NONE = 0, HS_BLOCK_LIVE, HS_BLOCK_FREED } hs_block_state;
 
 /* A block's span: base, size (as asked for), id (the block's own numbering), time_ns (handed
- * out), end_time_ns (free completed), owner (its stream), device, stack/end_stack and
- * thread/end_thread (allocated / free requested; stacks with python_stacks=alloc). */
+ * out), end_time_ns (free completed; set only once it is), owner (its stream), device,
+ * stack/end_stack and thread/end_thread (allocated / free requested; stacks with
+ * python_stacks=alloc).  Times are the coarse clock's (a few milliseconds): an event is stamped
+ * at the cost of a memory read, not a clock reading. */
 
 /* What a report says about a block besides its span. */
 typedef struct hs_block_info {
@@ -61,8 +64,9 @@ bool hs_blocks_any(void);
 /* Lock-free: the live block holding addr, else the quarantined one; *block filled for both. */
 hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block);
 
-/* Cold: more about a block (false when it is forgotten), and the segment holding addr. */
-bool hs_block_info_of(uint64_t id, hs_block_info *out);
+/* Cold: more about a block that a lookup returned (false when it is forgotten since), and the
+ * segment holding addr. */
+bool hs_block_info_of(const hs_span *block, hs_block_info *out);
 bool hs_block_segment_of(uintptr_t addr, hs_block_segment *out);
 void hs_blocks_get_stats(hs_blocks_stats *out);
 /* Visit every live or quarantined block in address order (tests, exit statistics). */

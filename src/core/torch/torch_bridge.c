@@ -47,7 +47,7 @@ static void core_block_event(const hipshadow_block_event *e)
                           : HS_STAT_block_other);
     if (tb.python_stacks == 2 && (e->action == HIPSHADOW_BLOCK_ALLOC || e->action == HIPSHADOW_BLOCK_FREE_REQUESTED))
         stack = hs_stack_capture();
-    hs_blocks_event(e, stack, hs_thread_id(), hs_now_ns());
+    hs_blocks_event(e, stack, hs_thread_id(), hs_coarse_ns());
 }
 
 static const hipshadow_torch_core core_table = {
