@@ -8,16 +8,21 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             T and 2T tokens, so model loading and warm-up drop out
   costs     the added cost of each kind of event alone, on this machine: a kernel launch
             (bench_launch.cu, shared runtime), a D2H cudaMemcpyAsync + sync (bench_cuda_copy),
-            a caching-allocator block event (bench_blocks on a recorded GPT-2 trace), and alloc,
-            free, sync and a clean copy on the simulator (bench_events: the host CPU's share)
+            PyTorch's own block events and launches (torch_event_cost.py: a tensor made and let
+            go, an add into a tensor, in a loop), and alloc, free, sync and a clean copy on the
+            simulator (bench_events: the host CPU's share)
   predicted counts x costs per token, beside the measured added time per token
-  pairs     plain / hipshadow runs interleaved (--pairs, 9 by default), the median pairwise
-            ratio (hipshadow speed / plain speed) and its spread (min, quartiles, max)
+  rounds    each round runs the engine plain, then under each variant of hipshadow, so every
+            variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
+            default; the side variants join the first --side-pairs of them); prints the median
+            pairwise ratio (hipshadow speed / plain speed) and its spread (min, quartiles, max).
+            A PyTorch run times 3 generates in one process and keeps the best (a run that a
+            neighbour on the machine slowed down drops out)
 Partial results are printed as they come; everything runs against --budget seconds.
 
 Run from the repository root on a GPU machine, build/ (hipshadow, built with the CUDA front-end
 and the torch plugin) and vendor-device/ (the ggml tarball) carried:
-  python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 3]
+  python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 9]
                                      [--tokens 128] [--budget 480]
   --dry-run    print the plan (what runs, in what order, the estimated seconds) and exit; needs
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
@@ -81,8 +86,15 @@ class Workload:
     """One engine in one hipshadow configuration: runs it for n tokens, plain or under hipshadow;
     returns (seconds per token, stderr) or (None, why)."""
 
+    runs = 1  # timed runs in one process (the counts' runs make runs x tokens)
+    own_costs = {}  # a kind's cost measured in this engine itself, preferred where measured
+
     def __init__(self, name, options):
         self.name, self.options = name, options
+
+    def cost_for(self, kind, cost):
+        c = COST_OF.get(kind)
+        return self.own_costs.get(c, c) if self.own_costs.get(c) in cost else c
 
     def cmd(self, tokens):
         raise NotImplementedError
@@ -105,9 +117,12 @@ class Workload:
 
 
 class TorchGPT2(Workload):
+    runs = 3
+    own_costs = {"launch": "launch_torch", "block": "block_torch"}
+
     def cmd(self, tokens):
         pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
-        return pin + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16"]
+        return pin + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16", str(self.runs)]
 
     def per_token(self, proc):
         for line in proc.stdout.splitlines():
@@ -164,10 +179,45 @@ def interleaved(cmd, rounds, parse):
     return plain, shadow
 
 
+def torch_costs(out):
+    """PyTorch's own events, in its process: torch_event_cost.py plain, blocks tracked and
+    torch_blocks=0, interleaved.  A made-and-released tensor is three block events."""
+    import run_gpu
+    cmd = [sys.executable, os.path.join(here, "torch_event_cost.py")]
+    pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
+    for kind, n in (("blocks", "30000"), ("launch", "30000")):
+        got = {"plain": [], "blocks": [], "torch_blocks=0": []}
+        for _ in range(3):
+            for variant in got:
+                if variant == "plain":
+                    proc = subprocess.run(pin + cmd + [kind, n], capture_output=True, text=True, timeout=120)
+                else:
+                    proc = run_gpu.run(pin + cmd + [kind, n], options=[] if variant == "blocks" else [variant],
+                                       timeout=120)[0]
+                m = re.search(r"NS_PER_ITER ([\d.]+)", proc.stdout or "")
+                if not m:
+                    print(f"NOTE torch_event_cost {kind} ({variant}): no figure: "
+                          + " | ".join((proc.stderr or "").strip().splitlines()[-3:]), flush=True)
+                    return
+                got[variant].append(float(m.group(1)))
+        med = {v: statistics.median(x) for v, x in got.items()}
+        print(f"EVENTS torch {kind}: plain {med['plain']:.0f} ns/iteration, blocks tracked {med['blocks']:.0f}, "
+              f"torch_blocks=0 {med['torch_blocks=0']:.0f} (medians of 3 interleaved)", flush=True)
+        if kind == "blocks":
+            out["block_torch"] = ((med["blocks"] - med["plain"]) / 3, "torch_event_cost.py blocks: a tensor made and "
+                                  "let go (3 block events) in PyTorch, added per event, medians of 3 interleaved")
+            out["block_torch_hook"] = ((med["blocks"] - med["torch_blocks=0"]) / 3,
+                                       "the same, against torch_blocks=0: the hook and the block state alone")
+        else:
+            out["launch_torch"] = (med["blocks"] - med["plain"], "torch_event_cost.py launch: an add into a tensor "
+                                   "in PyTorch, added per launch, blocks tracked, medians of 3 interleaved")
+
+
 def costs(args):
     """Added ns per event of each kind, measured alone on this machine."""
     out = {}
-    build = os.path.join(root, "build")
+    build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ.get(
+        "HS_LAUNCHER", os.path.join(root, "build", "tools", "hipshadow")))))
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "bench_launch")
         if shutil.which("nvcc") and subprocess.run(["nvcc", "-O2", "-cudart", "shared", "-o", exe,
@@ -179,6 +229,8 @@ def costs(args):
     if os.access(copy, os.X_OK):
         p, s = interleaved([copy, "4096", "1000"], 5, lambda o: float(o.split()[0]))
         out["copy_async"] = (statistics.median(s) - statistics.median(p), "bench_cuda_copy 4 KiB D2H + sync")
+    if "torch" in args.engines:
+        torch_costs(out)
     blocks = os.path.join(build, "tests", "bench", "bench_blocks")
     trace = os.path.join(root, "tests", "unit", "data", "torch-gpt2-head.txt")
     if os.access(blocks, os.X_OK) and os.path.exists(trace):
@@ -227,41 +279,48 @@ def counts(w, tokens):
     sa, sb = parse_stats(a[1]), parse_stats(b[1])
     if not sa or not sb:
         return None, "no 'hipshadow: STATS' line (a hipshadow without stats=1?)"
-    per = {k: (sb.get(k, 0) - sa.get(k, 0)) / tokens for k in sb}
+    per = {k: (sb.get(k, 0) - sa.get(k, 0)) / (tokens * w.runs) for k in sb}
     for k, v in per.items():
         if v:
             print(f"COUNT {w.name} {k} {v:.1f}", flush=True)
     return per, None
 
 
-def pairs(w, n, tokens, args):
-    ratios, plain_s, shadow_s = [], [], []
+def rounds(variants, n, side, tokens, args):
+    """Runs the engine plain, then under each variant, n times over (the variants after the first
+    only in the first `side` rounds); each variant's ratio is against the plain run of its round.
+    Returns {variant name: (plain seconds/token, hipshadow seconds/token)} for the pairs made."""
+    got = {w.name: ([], []) for w in variants}
     for i in range(n):
         if left(args) < 30:
-            print(f"NOTE {w.name}: budget: {i} of {n} pairs", flush=True)
+            print(f"NOTE {variants[0].name}: budget: {i} of {n} rounds", flush=True)
             break
-        p, _ = w.run(tokens, False)
-        s, err = w.run(tokens, True)
-        if p is None or s is None:
-            print(f"NOTE {w.name}: pair {i + 1} failed: {err if s is None else 'plain run'}", flush=True)
+        p, err = variants[0].run(tokens, False)
+        if p is None:
+            print(f"NOTE {variants[0].name}: round {i + 1}: the plain run failed: {err}", flush=True)
             continue
-        plain_s.append(p)
-        shadow_s.append(s)
-        ratios.append(p / s)
-        print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f}",
-              flush=True)
-    r = spread(ratios)
-    if r:
-        print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-              f"max {r['max']:.3f} ({r['n']} pairs)", flush=True)
-    return r, plain_s, shadow_s
+        for w in variants[: None if i < side else 1]:
+            s, err = w.run(tokens, True)
+            if s is None:
+                print(f"NOTE {w.name}: round {i + 1} failed: {err}", flush=True)
+                continue
+            got[w.name][0].append(p)
+            got[w.name][1].append(s)
+            print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f}",
+                  flush=True)
+    for w in variants:
+        r = spread([p / s for p, s in zip(*got[w.name])])
+        if r:
+            print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
+                  f"max {r['max']:.3f} ({r['n']} pairs)", flush=True)
+    return got
 
 
 def predict(w, per, cost, plain_s, shadow_s):
     parts, unknown = [], []
     total = 0.0
     for kind, n in sorted(per.items()):
-        c = COST_OF.get(kind)
+        c = w.cost_for(kind, cost)
         if not n:
             continue
         if c in cost:
@@ -278,29 +337,33 @@ def predict(w, per, cost, plain_s, shadow_s):
 
 
 def plan(args):
-    steps = [("costs", 60)]
+    side = min(args.side_pairs, args.pairs)
+    steps = [("costs", 60, "costs")]
     if "ggml" in args.engines:
-        steps += [("ggml build (GGML_REUSE=1: none)", 0), ("ggml counts", 10), (f"ggml {args.pairs} pairs",
-                                                                               args.pairs * 2 * 3)]
+        steps += [("ggml build (GGML_REUSE=1: none)", 0, None), ("ggml counts", 10, "counts"),
+                  (f"ggml {args.pairs} rounds", args.pairs * 2 * 3, "rounds")]
     if "torch" in args.engines:
-        steps += [("torch/blocks counts", 25), (f"torch/blocks {args.pairs} pairs", args.pairs * 2 * 10),
-                  ("torch/torch_blocks=0 counts", 25), (f"torch/torch_blocks=0 {args.side_pairs} pairs",
-                                                        args.side_pairs * 2 * 10),
-                  ("torch/redzones=64 counts", 25), (f"torch/redzones=64 {args.side_pairs} pairs",
-                                                     args.side_pairs * 2 * 10)]
-    return steps
+        steps += [("torch event costs (torch_event_cost.py)", 60, "costs"), ("torch counts (3 variants)", 75, "counts"),
+                  (f"torch {args.pairs} rounds (plain, blocks; torch_blocks=0 and redzones=64 in {side})",
+                   args.pairs * 2 * 10 + side * 2 * 10, "rounds")]
+    return [(name, s) for name, s, step in steps if step is None or step in args.steps]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engines", default="torch,ggml", help="which of torch,ggml")
     ap.add_argument("--pairs", type=int, default=9, help="plain/hipshadow pairs for each engine's default")
-    ap.add_argument("--side-pairs", type=int, default=3, help="pairs for torch_blocks=0 and redzones=64")
+    ap.add_argument("--side-pairs", type=int, default=9, help="rounds that also run torch_blocks=0 and redzones=64")
     ap.add_argument("--tokens", type=int, default=128, help="tokens generated per run")
     ap.add_argument("--budget", type=float, default=480, help="seconds for everything (default 480)")
+    ap.add_argument("--steps", default="costs,counts,rounds",
+                    help="which of costs,counts,rounds (default all; a prediction needs all three)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]
+    args.steps = [e for e in args.steps.split(",") if e]
+    if set(args.steps) - {"costs", "counts", "rounds"}:
+        ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
     if bad:
         ap.error(f"unknown engines {sorted(bad)}")
@@ -313,13 +376,13 @@ def main():
     if args.dry_run:
         return 0
     sys.path.insert(0, here)
-    cost = costs(args)
+    cost = costs(args) if "costs" in args.steps else {}
     work = []
     if "ggml" in args.engines:  # first: its runs take seconds, the torch ones tens
         say("ggml: build (real_engines.py) and model")
         got = ggml_setup(args)
         if got:
-            work.append((GgmlGPT2("ggml/gpt-2-backend", [], *got), args.pairs, True))
+            work.append([GgmlGPT2("ggml/gpt-2-backend", [], *got)])
         else:
             print("NOTE ggml: no build (see real_engines.py's logs)")
     if "torch" in args.engines:
@@ -327,22 +390,25 @@ def main():
         plugin = os.path.join(os.path.dirname(os.path.abspath(run_gpu.launcher)), "..", "src", "libhipshadow-torch.so")
         if not os.path.exists(plugin) and not run_gpu.build_plugin():
             print("NOTE torch: libhipshadow-torch.so could not be built: block tracking is off in these runs")
-        work += [(TorchGPT2("torch/blocks", []), args.pairs, True),
-                 (TorchGPT2("torch/torch_blocks=0", ["torch_blocks=0"]), args.side_pairs, True),
-                 (TorchGPT2("torch/redzones=64", ["redzones=64"]), args.side_pairs, True)]
-    for w, n, with_counts in work:
+        work.append([TorchGPT2("torch/blocks", []), TorchGPT2("torch/torch_blocks=0", ["torch_blocks=0"]),
+                     TorchGPT2("torch/redzones=64", ["redzones=64"])])
+    for variants in work:
         if left(args) < 40:
-            print(f"NOTE {w.name}: not run (budget)")
+            print(f"NOTE {variants[0].name}: not run (budget)")
             continue
-        say(f"== {w.name}")
-        per = None
-        if with_counts:
-            per, why = counts(w, args.tokens)
-            if per is None:
+        per = {}
+        for w in variants if "counts" in args.steps else ():
+            say(f"== {w.name}: counts")
+            per[w.name], why = counts(w, args.tokens)
+            if per[w.name] is None:
                 print(f"NOTE {w.name}: no counts: {why}")
-        _, ps, ss = pairs(w, n, args.tokens, args)
-        if per is not None and ps:
-            predict(w, per, cost, ps, ss)
+        say(f"== {', '.join(w.name for w in variants)}: rounds")
+        if "rounds" not in args.steps:
+            continue
+        got = rounds(variants, args.pairs, args.side_pairs, args.tokens, args)
+        for w in variants:
+            if per.get(w.name) is not None and got[w.name][0]:
+                predict(w, per[w.name], cost, *got[w.name])
     say("done")
     return 0
 
