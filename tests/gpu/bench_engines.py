@@ -52,7 +52,7 @@ STATS = re.compile(r"^hipshadow: STATS (.*)$", re.M)
 # hipshadow's STATS kinds, and which per-event cost stands for each (None: not measured alone)
 COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "memset": "launch",
            "alloc": "alloc", "free": "free", "sync": "sync", "event": "sync", "stream": None, "other": None,
-           "own_save": None, "own_query": None, "stack_walk": None, "block_alloc": "block", "block_free_requested": "block",
+           "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
 
 
@@ -358,10 +358,15 @@ def main():
     ap.add_argument("--budget", type=float, default=480, help="seconds for everything (default 480)")
     ap.add_argument("--steps", default="costs,counts,rounds",
                     help="which of costs,counts,rounds (default all; a prediction needs all three)")
+    ap.add_argument("--torch-variants", default="blocks,torch_blocks=0,redzones=64",
+                    help="PyTorch's variants under hipshadow, the first the default's (each round runs plain first)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]
     args.steps = [e for e in args.steps.split(",") if e]
+    args.torch_variants = [v for v in args.torch_variants.split(",") if v]
+    if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64"} or not args.torch_variants:
+        ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64 (got {args.torch_variants})")
     if set(args.steps) - {"costs", "counts", "rounds"}:
         ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
@@ -390,8 +395,8 @@ def main():
         plugin = os.path.join(os.path.dirname(os.path.abspath(run_gpu.launcher)), "..", "src", "libhipshadow-torch.so")
         if not os.path.exists(plugin) and not run_gpu.build_plugin():
             print("NOTE torch: libhipshadow-torch.so could not be built: block tracking is off in these runs")
-        work.append([TorchGPT2("torch/blocks", []), TorchGPT2("torch/torch_blocks=0", ["torch_blocks=0"]),
-                     TorchGPT2("torch/redzones=64", ["redzones=64"])])
+        options = {"blocks": [], "torch_blocks=0": ["torch_blocks=0"], "redzones=64": ["redzones=64"]}
+        work.append([TorchGPT2("torch/" + v, options[v]) for v in args.torch_variants])
     for variants in work:
         if left(args) < 40:
             print(f"NOTE {variants[0].name}: not run (budget)")

@@ -4,6 +4,7 @@
 #include "path/facts.h"
 #include "path/accesses.h"
 #include "torch/blocks.h"
+#include "process/stats.h"
 #include "rules/check.h"
 #include "runtime/frontend.h"
 #include "path/init.h"
@@ -300,6 +301,7 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
 static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
 {
     hs_facts *f = &st->facts;
+    hs_stat_count(HS_STAT_launch_word);
     if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS)
         return;
     hs_span span, block;

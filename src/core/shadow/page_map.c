@@ -590,6 +590,10 @@ static find_cache *finds(void)
 
 bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
 {
+    /* Nothing in addr's GiB: one load (a launch's arguments are mostly integers, each looked up) */
+    if ((addr >= ADDR_LIMIT || !ld(&m->top[addr >> LEAF_SHIFT])) &&
+        !atomic_load_explicit(&m->n_overflow, memory_order_relaxed))
+        return false;
     find_cache *fc = finds();
     if (HS_UNLIKELY(!fc))
         return lookup(m, addr, false, out) != 0;

@@ -18,6 +18,9 @@ enum { INITIAL_BLOCKS = 64, SLAB_BLOCKS = 64 };
 struct hs_span_block {
     uint32_t n;
     struct hs_span_block *free_next; /* on the free list */
+    /* items[i].base again, packed: a search in the block reads a few lines of these, not one
+     * line per span probed (an engine's lookups find them cold between its own work) */
+    uintptr_t bases[HS_SPAN_BLOCK];
     hs_span items[HS_SPAN_BLOCK];
 };
 
@@ -93,17 +96,9 @@ static ptrdiff_t last_key_at_or_below(const uintptr_t *keys, size_t n, uintptr_t
 }
 
 /* Index of the last span with base <= addr in a block, or -1. */
-static ptrdiff_t last_span_at_or_below(const hs_span *items, size_t n, uintptr_t addr)
+static ptrdiff_t last_span_at_or_below(const hs_span_block *blk, size_t n, uintptr_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (items[mid].base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (ptrdiff_t)lo - 1;
+    return last_key_at_or_below(blk->bases, n, addr);
 }
 
 /* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
@@ -121,7 +116,7 @@ static void locate(hs_span_block *const *dir, const uintptr_t *keys, size_t nblo
         return;
     }
     uint32_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
-    *i = last_span_at_or_below(blk->items, n, addr);
+    *i = last_span_at_or_below(blk, n, addr);
 }
 
 static bool contains(const hs_span *s, uintptr_t addr)
@@ -259,6 +254,7 @@ static void remove_at(hs_span_index *ix, size_t b, size_t i)
 {
     hs_span_block *blk = atomic_load_explicit(&ix->dir, memory_order_relaxed)[b];
     memmove(&blk->items[i], &blk->items[i + 1], (blk->n - i - 1) * sizeof(hs_span));
+    memmove(&blk->bases[i], &blk->bases[i + 1], (blk->n - i - 1) * sizeof(uintptr_t));
     blk->n--;
     if (blk->n == 0)
         dir_remove(ix, b);
@@ -339,6 +335,7 @@ int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replace
     nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
     if (nb == 0) {
         spare->items[0] = *s;
+        spare->bases[0] = s->base;
         spare->n = 1;
         dir_insert(ix, 0, spare);
         spare = NULL;
@@ -350,6 +347,7 @@ int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replace
         if (blk->n == HS_SPAN_BLOCK) { /* full: its upper half moves to the spare block */
             uint32_t half = HS_SPAN_BLOCK / 2;
             memcpy(spare->items, &blk->items[half], (HS_SPAN_BLOCK - half) * sizeof(hs_span));
+            memcpy(spare->bases, &blk->bases[half], (HS_SPAN_BLOCK - half) * sizeof(uintptr_t));
             spare->n = HS_SPAN_BLOCK - half;
             blk->n = half;
             dir_insert(ix, (size_t)b + 1, spare);
@@ -359,9 +357,11 @@ int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replace
                 blk = spare, b++;
             spare = NULL;
         }
-        ptrdiff_t i = last_span_at_or_below(blk->items, blk->n, s->base) + 1;
+        ptrdiff_t i = last_span_at_or_below(blk, blk->n, s->base) + 1;
         memmove(&blk->items[i + 1], &blk->items[i], (blk->n - (size_t)i) * sizeof(hs_span));
+        memmove(&blk->bases[i + 1], &blk->bases[i], (blk->n - (size_t)i) * sizeof(uintptr_t));
         blk->items[i] = *s;
+        blk->bases[i] = s->base;
         blk->n++;
         if (i == 0)
             keys[b] = s->base;
@@ -408,6 +408,8 @@ int hs_span_replace_all_locked(hs_span_index *ix, const hs_span *sorted, size_t 
             break; /* out of memory: the index keeps what fitted */
         size_t from = made * per, m = n - from < per ? n - from : per;
         memcpy(blk->items, &sorted[from], m * sizeof(hs_span));
+        for (size_t k = 0; k < m; k++)
+            blk->bases[k] = sorted[from + k].base;
         blk->n = (uint32_t)m;
         dir[made] = blk;
         keys[made] = blk->items[0].base;
