@@ -32,6 +32,7 @@ Output lines (one per fact, grep-able):
   PAIR <engine/variant> <i> plain <x> hipshadow <y> ratio <r>
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs)
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
+  ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
 (taskset, default 2-5: batch-1 decoding is bound by the launching CPU)."""
 import argparse
@@ -52,7 +53,7 @@ STATS = re.compile(r"^hipshadow: STATS (.*)$", re.M)
 # hipshadow's STATS kinds, and which per-event cost stands for each (None: not measured alone)
 COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "memset": "launch",
            "alloc": "alloc", "free": "free", "sync": "sync", "event": "sync", "stream": None, "other": None,
-           "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "block_alloc": "block", "block_free_requested": "block",
+           "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "maps_change": None, "maps_read": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
 
 
@@ -300,7 +301,10 @@ def rounds(variants, n, side, tokens, args):
             print(f"NOTE {variants[0].name}: round {i + 1}: the plain run failed: {err}", flush=True)
             continue
         for w in variants[: None if i < side else 1]:
-            s, err = w.run(tokens, True)
+            s, err = w.run(tokens, True, ["stats=1"] if args.round_stats else [])
+            if s is not None and args.round_stats:
+                st = parse_stats(err) or {}
+                print(f"ROUND_STATS {w.name} {i + 1} " + " ".join(f"{k}={v}" for k, v in st.items() if v), flush=True)
             if s is None:
                 print(f"NOTE {w.name}: round {i + 1} failed: {err}", flush=True)
                 continue
@@ -360,6 +364,9 @@ def main():
                     help="which of costs,counts,rounds (default all; a prediction needs all three)")
     ap.add_argument("--torch-variants", default="blocks,torch_blocks=0,redzones=64",
                     help="PyTorch's variants under hipshadow, the first the default's (each round runs plain first)")
+    ap.add_argument("--round-stats", action="store_true",
+                    help="run each round's hipshadow side with stats=1 and print its counts (ROUND_STATS): what a "
+                         "slow round did more of")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "shadow/hostmem.h"
+#include "process/stats.h"
 #include "shadow/span_index.h"
 #include "process/util.h"
 
@@ -29,7 +30,11 @@ static HS_TLS struct {
     uintptr_t lo, hi;
 } last_hit;
 
-void hs_hostmem_maps_changed(void) { atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release); }
+void hs_hostmem_maps_changed(void)
+{
+    hs_stat_count(HS_STAT_maps_change);
+    atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release);
+}
 
 int hs_hostmem_init(void)
 {
@@ -97,6 +102,7 @@ static bool grow(void **buf, size_t *cap, size_t want, size_t elem)
 static void refresh_snapshot(void)
 {
     pthread_mutex_lock(&rd.lock);
+    hs_stat_count(HS_STAT_maps_read);
     unsigned at = atomic_load_explicit(&maps_changes, memory_order_acquire); /* changes after this make it stale */
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -8,6 +8,7 @@
 #include "process/own_fd.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -153,9 +154,13 @@ static int setup_locked(void)
         return 0;
     if (hs_span_index_init(&bk.blocks))
         return -1;
-    bk.fifo = calloc(QUARANTINE_MAX_RECORDS, sizeof *bk.fifo);
-    if (!bk.fifo)
+    /* Touched now, with the model loading, not a page at a time while it runs: a page's first
+     * touch is a fault, costly on a virtual machine whose host backs its memory lazily. */
+    void *fifo = mmap(NULL, QUARANTINE_MAX_RECORDS * sizeof *bk.fifo, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (fifo == MAP_FAILED)
         return -1;
+    bk.fifo = fifo;
     bk.ready = true;
     atomic_store_explicit(&bk.any, true, memory_order_release);
     return 0;
