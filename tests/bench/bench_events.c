@@ -8,6 +8,10 @@
  *   free    hipFree of those, in the order made (the quarantine full of the LIVE frees before)
  *   sync    hipStreamSynchronize of a stream with nothing pending
  * (BENCH_NONBLOCKING=1: on a non-blocking stream, which turns stream-race tracking on)
+ * and, only when KINDS names it:
+ *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
+ *           paths that differ only further out (an engine's copies from several places through
+ *           one function): with stats=1, how often the stacks' per-thread cache missed
  * and prints one line: "launch NS copy NS alloc NS free NS sync NS" (mean ns per call; KINDS, e.g.
  * "launch,sync", times only those, for a profiler).  Exits 77
  * without the simulator or its kernels (no AMD code object was built). */
@@ -29,6 +33,38 @@ static double now_ns(void)
 
 static const char *kinds;
 static int want(const char *kind) { return !kinds || strstr(kinds, kind) != NULL; }
+
+/* paths: the helper is reached from one call site at one depth whatever the path, so every
+ * path enters hipshadow with the same return address at the same place */
+#define BARRIER() __asm__ volatile("" ::: "memory")
+__attribute__((noinline)) static void alloc_and_free(void)
+{
+    void *p;
+    if (hipMalloc(&p, 256) == hipSuccess)
+        hipFree(p);
+    BARRIER();
+}
+static void path_step(int depth, unsigned path);
+__attribute__((noinline)) static void path_left(int d, unsigned p)
+{
+    path_step(d, p);
+    BARRIER();
+}
+__attribute__((noinline)) static void path_right(int d, unsigned p)
+{
+    path_step(d, p);
+    BARRIER();
+}
+__attribute__((noinline)) static void path_step(int depth, unsigned path)
+{
+    if (depth == 0)
+        alloc_and_free();
+    else if (path & 1)
+        path_right(depth - 1, path >> 1);
+    else
+        path_left(depth - 1, path >> 1);
+    BARRIER();
+}
 
 int main(int argc, char **argv)
 {
@@ -93,6 +129,12 @@ int main(int argc, char **argv)
     for (int c = 0; c < n_sync; c++)
         hipStreamSynchronize(s);
     double sync = (now_ns() - t0) / calls;
+    if (kinds && strstr(kinds, "paths")) {
+        double tp = now_ns();
+        for (int c = 0; c < calls; c++)
+            path_step(4, (unsigned)c % 4);
+        printf("paths %.1f ", (now_ns() - tp) / (calls ? calls : 1));
+    }
     printf("launch %.1f copy %.1f alloc %.1f free %.1f sync %.1f\n", launch, copy, alloc, freed, sync);
     return 0;
 }

@@ -3,8 +3,10 @@
 simulator and prints its five figures, and hipshadow's stats=1 line counts the events it made;
 bench_streams runs on four streams with race tracking and initcheck on, prints its figures and
 gives no finding, no allocation's access history fills (the same buffers used round after round
-keep one access per stream) and its stacks are walked a few times, not at every call; tests/gpu/bench_engines.py compiles, answers --help and plans
-with --dry-run.
+keep one access per stream) and its stacks are walked a few times, not at every call; bench_events'
+paths (allocations through one helper from four paths that differ only further out) walks a few
+times too (the stack cache keeps such stacks side by side); tests/gpu/bench_engines.py compiles,
+answers --help and plans with --dry-run.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
 import re
@@ -47,6 +49,16 @@ if "SUMMARY: hipshadow: 0 findings" not in p.stderr or "access_history" in p.std
 m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
 if not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_streams: stack walks {m.group(1) if m else None} (want a few: the stack cache missed)")
+# Four paths into one helper share the cache's place (the same entry slot and return address):
+# kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,
+                   text=True, env=env, timeout=300)
+m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
+if p.returncode != 0 or not p.stdout.startswith("paths "):
+    problems.append(f"bench_events paths: exit {p.returncode}, output {p.stdout!r}")
+elif not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
+    problems.append(f"bench_events paths: stack walks {m.group(1) if m else None} (want a few: paths that share an "
+                    "entry evicted each other from the stack cache)")
 for extra in (["--help"], ["--dry-run"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):

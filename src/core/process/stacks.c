@@ -159,43 +159,50 @@ HS_TLS uintptr_t hs_entry_slot;
  * finding's stack is always walked).  Slots are read only between the entry slot and the
  * kept stack's outermost one, within this thread's stack as it was when the stack was kept. */
 #if defined(__x86_64__) && !defined(HS_NO_STACK_CACHE)
-enum { CACHE_STACKS = 64, SLOT_SPAN_MAX = 8 << 20 };
+enum { CACHE_SETS = 32, CACHE_WAYS = 4, SLOT_SPAN_MAX = 8 << 20 };
 typedef struct cached_stack {
     uintptr_t entry; /* the slot of the first frame (0: empty) */
     uint32_t id;
     int n;
     uintptr_t slot[HS_STACK_MAX_FRAMES], pc[HS_STACK_MAX_FRAMES];
 } cached_stack;
-static HS_TLS cached_stack *stack_cache; /* CACHE_STACKS of them, made at a thread's first capture */
+static HS_TLS cached_stack *stack_cache; /* CACHE_SETS x CACHE_WAYS, made at a thread's first capture */
 static HS_TLS bool stack_cache_failed;
+static HS_TLS unsigned stack_cache_turn; /* which way of a full set a new stack takes */
 
-/* A line per entry slot and the return address in it: one function's several call sites into
- * hipshadow share the slot (the same frame depth), and keyed by the slot alone, alternating
- * between them (an H2D, a launch, a D2H) walked every time. */
-static cached_stack *cache_line(uintptr_t entry, uintptr_t ret)
+/* A set per entry slot and the return address in it: one function's several call sites into
+ * hipshadow share the slot (the same frame depth), and paths that differ only further out share
+ * both; each set keeps CACHE_WAYS of them side by side, so alternating between them (an engine's
+ * copy from two places through one helper) does not walk every time. */
+static cached_stack *cache_set(uintptr_t entry, uintptr_t ret)
 {
-    return &stack_cache[((entry >> 3) ^ (ret * 0x9E3779B97F4A7C15u >> 7)) * 0x9E3779B1u % CACHE_STACKS];
+    return &stack_cache[((entry >> 3) ^ (ret * 0x9E3779B97F4A7C15u >> 7)) * 0x9E3779B1u % CACHE_SETS * CACHE_WAYS];
 }
 
 static uint32_t cache_find(uintptr_t entry)
 {
     if (!stack_cache)
         return 0;
-    const cached_stack *c = cache_line(entry, *(const volatile uintptr_t *)entry);
-    if (c->entry != entry)
-        return 0;
-    for (int i = 0; i < c->n; i++)
-        if (*(const volatile uintptr_t *)c->slot[i] != c->pc[i])
-            return 0;
-    return c->id;
+    const cached_stack *set = cache_set(entry, *(const volatile uintptr_t *)entry);
+    for (int w = 0; w < CACHE_WAYS; w++) {
+        const cached_stack *c = &set[w];
+        if (c->entry != entry)
+            continue;
+        int i = 0;
+        while (i < c->n && *(const volatile uintptr_t *)c->slot[i] == c->pc[i])
+            i++;
+        if (i == c->n)
+            return c->id;
+    }
+    return 0;
 }
 
 static void cache_keep(uintptr_t entry, uint32_t id, const uintptr_t *slot, const uintptr_t *pc, int n)
 {
     if (!stack_cache && !stack_cache_failed) {
         /* mmap, not malloc: captures run inside the program's allocator calls too */
-        void *m = mmap(NULL, CACHE_STACKS * sizeof(cached_stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+        void *m = mmap(NULL, CACHE_SETS * CACHE_WAYS * sizeof(cached_stack), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         stack_cache_failed = m == MAP_FAILED;
         stack_cache = stack_cache_failed ? NULL : m;
     }
@@ -204,7 +211,12 @@ static void cache_keep(uintptr_t entry, uint32_t id, const uintptr_t *slot, cons
     for (int i = 1; i < n; i++)
         if (slot[i] <= slot[i - 1] || slot[i] - entry > SLOT_SPAN_MAX)
             return; /* not one stack growing down: not kept */
-    cached_stack *c = cache_line(entry, pc[0]);
+    cached_stack *set = cache_set(entry, pc[0]), *c = NULL;
+    for (int w = 0; w < CACHE_WAYS && !c; w++)
+        if (!set[w].entry)
+            c = &set[w];
+    if (!c)
+        c = &set[stack_cache_turn++ % CACHE_WAYS];
     c->entry = entry;
     c->id = id;
     c->n = n;
