@@ -57,36 +57,17 @@ typedef hipError_t gpu_error;
 /* The nvcc build's kernel: writes value at p[0] (tests/gpu/nvtx_regions_gpu.cu). */
 extern "C" int launch_poke(int *p, int value);
 #elif !defined(NVTX_CASE_CUDA)
-#include <dlfcn.h>
-extern const unsigned char hs_test_kernels[];
-extern const unsigned long hs_test_kernels_size;
-static int (*device_access)(const void *, size_t, int);
+#include "sim_kernels.h"
 
-static void poke_host(void **params)
-{
-    int *p = *(int **)params[0];
-    long long offset = *(long long *)params[1];
-    if (device_access(p + offset, sizeof(int), 1))
-        p[offset] = *(int *)params[2];
-}
-
-/* tests/cases/test_kernels.hip's poke, run by the simulator as poke_host. */
+/* tests/cases/test_kernels.hip's poke, run by the simulator (sim_kernels.c). */
 static int launch_poke(int *p, int value)
 {
-    int (*reg)(const char *, void (*)(void **)) = (int (*)(const char *, void (*)(void **)))dlsym(
-        RTLD_DEFAULT, "simhip_register_kernel");
-    *(void **)&device_access = dlsym(RTLD_DEFAULT, "simhip_device_access");
-    if (!reg || !device_access || !hs_test_kernels_size)
-        exit(77); /* not the simulator, or no AMD code object was built */
-    reg("poke", poke_host);
-    hipModule_t module;
-    hipFunction_t poke;
-    if (hipModuleLoadData(&module, hs_test_kernels) != hipSuccess ||
-        hipModuleGetFunction(&poke, module, "poke") != hipSuccess)
-        exit(99);
+    static sim_kernels k;
+    if (!k.module)
+        sim_kernels_load(&k); /* exits 77 where this is not the simulator */
     long long offset = 0;
     void *params[] = {&p, &offset, &value};
-    return (int)hipModuleLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, 0, params, NULL);
+    return (int)hipModuleLaunchKernel(k.poke, 1, 1, 1, 1, 1, 1, 0, 0, params, NULL);
 }
 #endif
 
