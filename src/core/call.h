@@ -141,6 +141,7 @@ typedef struct hs_launch_arg {
     uint16_t index; /* the argument's position (scanned: the byte offset / 8) */
     uint8_t state;  /* hs_arg_state */
     uint8_t how;    /* hs_arg_how: the platform says it is a pointer, or a scan found it */
+    uint8_t kind;   /* the allocation's hs_mem_kind (0: in none) */
     uintptr_t value;
     uint64_t alloc_id;
     int64_t offset;      /* from the allocation's base */

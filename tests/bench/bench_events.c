@@ -9,6 +9,10 @@
  *   sync    hipStreamSynchronize of a stream with nothing pending
  * (BENCH_NONBLOCKING=1: on a non-blocking stream, which turns stream-race tracking on)
  * and, only when KINDS names it:
+ *   arena   hipModuleLaunchKernel of `scale` with two interior pointers of one 64 MiB allocation,
+ *           at offsets that move through 32 tensors, a stream sync every 64 launches (an engine's
+ *           graph over its pool arena: ggml); with BENCH_NONBLOCKING=1, what stream-race tracking
+ *           costs when every launch touches the one allocation
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -129,6 +133,22 @@ int main(int argc, char **argv)
     for (int c = 0; c < n_sync; c++)
         hipStreamSynchronize(s);
     double sync = (now_ns() - t0) / calls;
+    if (kinds && strstr(kinds, "arena")) {
+        char *arena;
+        if (hipMalloc((void **)&arena, 64 << 20) != hipSuccess)
+            return 1;
+        float *a_out, *a_in;
+        void *a_params[] = {&a_out, &a_in, &n, &k};
+        double ta = now_ns();
+        for (int c = 0; c < calls; c++) {
+            a_out = (float *)(arena + (((size_t)c % 32) + 1) * (1 << 20));
+            a_in = (float *)(arena + (((size_t)c + 7) % 32) * (1 << 20) + 256);
+            hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, a_params, NULL);
+            if ((c & 63) == 63)
+                hipStreamSynchronize(s);
+        }
+        printf("arena %.1f ", (now_ns() - ta) / (calls ? calls : 1));
+    }
     if (kinds && strstr(kinds, "paths")) {
         double tp = now_ns();
         for (int c = 0; c < calls; c++)

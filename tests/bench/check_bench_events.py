@@ -5,7 +5,8 @@ bench_streams runs on four streams with race tracking and initcheck on, prints i
 gives no finding, no allocation's access history fills (the same buffers used round after round
 keep one access per stream) and its stacks are walked a few times, not at every call; bench_events'
 paths (allocations through one helper from four paths that differ only further out) walks a few
-times too (the stack cache keeps such stacks side by side); tests/gpu/bench_engines.py compiles,
+times too (the stack cache keeps such stacks side by side); its arena (launches into one pool
+allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py compiles,
 answers --help and plans with --dry-run.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
@@ -49,6 +50,14 @@ if "SUMMARY: hipshadow: 0 findings" not in p.stderr or "access_history" in p.std
 m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
 if not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_streams: stack walks {m.group(1) if m else None} (want a few: the stack cache missed)")
+# An engine's graph over one pool arena on a non-blocking stream (race tracking on): every launch
+# touches the one allocation, at interior pointers; it runs, and nothing is found in it.
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "arena"], capture_output=True,
+                   text=True, env=dict(env, BENCH_NONBLOCKING="1"), timeout=300)
+if p.returncode != 0 or not re.match(r"arena [0-9.]+ ", p.stdout):
+    problems.append(f"bench_events arena: exit {p.returncode}, output {p.stdout!r}")
+elif "SUMMARY: hipshadow: 0 findings" not in p.stderr:
+    problems.append("bench_events arena: a finding in a clean benchmark: " + p.stderr[-800:])
 # Four paths into one helper share the cache's place (the same entry slot and return address):
 # kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
 p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,

@@ -78,7 +78,7 @@ static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
     a->op = (uint8_t)c->op;
 }
 
-static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s, bool write)
+static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, bool write)
 {
     if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur->n == MAX_ACCESSES)
         return NULL;
@@ -89,7 +89,7 @@ static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s
     o->id = s->alloc.id;
     o->base = s->alloc.base;
     o->size = s->alloc.size;
-    base_access(c, st, &o->a);
+    o->a = *call;
     o->a.lo = lo;
     o->a.hi = ext > s->alloc.size - lo ? s->alloc.size : lo + ext;
     o->a.write = write;
@@ -97,19 +97,20 @@ static one *add_side(const hs_call *c, const hs_call_state *st, const hs_side *s
     return o;
 }
 
-static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_arg *x, const char *kernel)
+/* The argument's allocation as the launch's gather found it (note_arg): no second lookup. */
+static one *add_arg(const hs_access *call, const hs_launch_arg *x, const char *kernel)
 {
-    if (x->state != HS_ARG_LIVE || cur->n == MAX_ACCESSES)
+    if (x->state != HS_ARG_LIVE || !tracked_kind(x->kind) || cur->n == MAX_ACCESSES)
         return NULL;
-    hs_span span;
-    if (hs_shadow_lookup(x->value, &span) != HS_WHERE_LIVE || !tracked_kind(span.kind))
-        return NULL;
-    uint64_t lo = x->value - span.base, hi = span.size;
+    hs_span span = {.base = x->value - (uintptr_t)x->offset, .size = x->alloc_size, .id = x->alloc_id};
+    uint64_t lo = (uint64_t)x->offset, hi = span.size;
     hs_span inner;
     bool open = lo != 0; /* an interior pointer: open, unless a block or region says its end */
-    if (HS_UNLIKELY(hs_blocks_any()) && hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
+    if (HS_UNLIKELY(hs_blocks_any()) && x->block_state == HS_BLOCK_LIVE &&
+        hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
         hi = inner.base + inner.size - span.base, open = false;
-    else if (HS_UNLIKELY(hs_regions_any()) && hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
+    else if (HS_UNLIKELY(hs_regions_any()) && hs_shadow_lookup(x->value, &span) == HS_WHERE_LIVE &&
+             hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
         hi = inner.base + inner.size - span.base, open = false;
     if (hi > span.size)
         hi = span.size;
@@ -119,7 +120,7 @@ static one *add_arg(const hs_call *c, const hs_call_state *st, const hs_launch_a
     o->id = span.id;
     o->base = span.base;
     o->size = span.size;
-    base_access(c, st, &o->a);
+    o->a = *call;
     o->a.lo = lo;
     o->a.hi = hi;
     o->a.launch = true;
@@ -149,14 +150,18 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
         return;
     cur->n = 0;
     memset(&cur->facts, 0, offsetof(hs_access_facts, race));
+    if (c->op == HS_OP_LAUNCH ? !f->n_args : f->dst.where != HS_WHERE_LIVE && f->src.where != HS_WHERE_LIVE)
+        return;     /* no device memory in it that is tracked */
+    hs_access call; /* what the call's accesses share: filled once */
+    base_access(c, st, &call);
     if (c->op == HS_OP_LAUNCH) {
         const hs_kernel_info *k = hs_kernel_info_of(c);
         for (int i = 0; i < f->n_args; i++)
-            add_arg(c, st, &f->args[i], k ? k->name : NULL);
+            add_arg(&call, &f->args[i], k ? k->name : NULL);
     } else {
-        add_side(c, st, &f->dst, true);
+        add_side(c, &call, &f->dst, true);
         if (c->op == HS_OP_COPY)
-            add_side(c, st, &f->src, false);
+            add_side(c, &call, &f->src, false);
     }
     if (!cur->n)
         return;

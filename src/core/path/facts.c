@@ -320,6 +320,7 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
                                                             : HS_ARG_UNKNOWN};
     if (where != HS_WHERE_NONE) {
         a->alloc_id = span.id;
+        a->kind = (uint8_t)span.kind;
         a->offset = (int64_t)(value - span.base);
         a->alloc_size = span.size;
         a->redzone = span.redzone;

@@ -24,6 +24,7 @@ typedef struct rec {
     bool warned;      /* initcheck's kernel warning was said */
     bool has_last_write;
     uint32_t n_written;
+    uint64_t scanned_at; /* hs_order_completions() when its ring was last pruned */
     range written[HS_WRITTEN_MAX];
     hs_access last_write; /* the last write not by a kernel */
     hs_access ring[];
@@ -43,9 +44,15 @@ static struct {
     atomic_bool full_said, ring_said, ranges_said;
     atomic_bool full;      /* access_max was reached: a missing record is not "never written" */
     uint32_t first_stream; /* index of the first non-null stream seen; 0: none */
+    /* The stream of every access the histories ever held (RING_NONE: none yet, RING_MIXED:
+     * several): while it is one stream, a call on that stream has nothing to race with, and its
+     * search takes no lock (an engine's one compute stream: ggml). */
+    _Atomic uint32_t ring_stream;
     atomic_uint created;
     _Atomic uint64_t reported[REPORTED_SLOTS];
-} ac = {.history = 16, .max = 65536};
+} ac = {.history = 16, .max = 65536, .ring_stream = UINT32_MAX};
+
+enum { RING_NONE = UINT32_MAX, RING_MIXED = UINT32_MAX - 1 };
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
@@ -137,6 +144,13 @@ oom:
     return NULL;
 }
 
+/* The ring's k-th access from its head (k < history): no division on a loop's every step. */
+static uint32_t ring_at(const rec *r, uint32_t k)
+{
+    uint32_t i = r->head + k;
+    return i >= ac.history ? i - ac.history : i;
+}
+
 static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
 
 /* Two accesses' bytes meet.  An open access (a pool's sub-buffer passed to a kernel: its start
@@ -174,12 +188,15 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
 {
     if (!hs_access_races())
         return false;
+    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_acquire);
+    if (only == RING_NONE || only == a->stream_index)
+        return false; /* every access remembered is this stream's own */
     shard *sh = shard_of(id);
     pthread_mutex_lock(&sh->lock);
     rec *r = find(sh, id);
     const hs_access *best = NULL;
     for (uint32_t k = 0; r && k < r->n; k++) {
-        const hs_access *o = &r->ring[(r->head + k) % ac.history];
+        const hs_access *o = &r->ring[ring_at(r, k)];
         if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) || !meets(o, a) ||
             hs_order_before(o->stream_index, o->seq, clock))
             continue;
@@ -320,32 +337,25 @@ static bool covers(const hs_access *later, const hs_access *old)
 /* Shard lock held: drops from r's ring the accesses `a` covers and those whose stream has
  * finished them (nothing enqueued from now on can race with them), so that an allocation an
  * engine uses over and over on its streams keeps one access per stream and kind, not the last
- * access_history of them. */
-static void reverse(hs_access *v, uint32_t lo, uint32_t hi) /* [lo, hi) */
-{
-    while (hi > lo + 1) {
-        hs_access t = v[lo];
-        v[lo++] = v[--hi];
-        v[hi] = t;
-    }
-}
-
+ * access_history of them.  Compacted where it lies, oldest first from head: an engine's pool
+ * arena is one allocation that every launch touches, so this runs at nearly every launch. */
 static void forget_needless(rec *r, const hs_access *a)
 {
-    if (r->head) { /* the ring from index 0, oldest first: rotated left by head */
-        reverse(r->ring, 0, r->head);
-        reverse(r->ring, r->head, ac.history);
-        reverse(r->ring, 0, ac.history);
-        r->head = 0;
-    }
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < r->n; i++) {
-        const hs_access *old = &r->ring[i];
-        hs_stream *t = hs_stream_by_index(old->stream_index);
-        if ((t && atomic_load(&t->done) >= old->seq) || covers(a, old))
+    uint32_t kept = 0, last_stream = UINT32_MAX;
+    uint64_t done = 0; /* of last_stream: the ring's accesses come from few streams */
+    bool known = false;
+    for (uint32_t k = 0; k < r->n; k++) {
+        const hs_access *old = &r->ring[ring_at(r, k)];
+        if (old->stream_index != last_stream) {
+            hs_stream *t = hs_stream_by_index(old->stream_index);
+            last_stream = old->stream_index;
+            known = t != NULL;
+            done = known ? atomic_load(&t->done) : 0;
+        }
+        if ((known && done >= old->seq) || covers(a, old))
             continue;
-        if (kept != i)
-            r->ring[kept] = *old;
+        if (kept != k)
+            r->ring[ring_at(r, kept)] = *old;
         kept++;
     }
     r->n = kept;
@@ -356,24 +366,39 @@ void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *
     (void)base;
     (void)size;
     if ((!a->seq || !hs_access_races()) && !(ac.initcheck && a->write))
-        return; /* synchronous and reading: complete, nothing later can race with it */
+        return;                        /* synchronous and reading: complete, nothing later can race with it */
+    if (a->seq && hs_access_races()) { /* it goes into a history: is it another stream's? */
+        uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_relaxed);
+        while (only != a->stream_index && only != RING_MIXED &&
+               !atomic_compare_exchange_weak_explicit(&ac.ring_stream, &only,
+                                                      only == RING_NONE ? a->stream_index : RING_MIXED,
+                                                      memory_order_acq_rel, memory_order_relaxed))
+            ;
+    }
     shard *sh = shard_of(id);
     pthread_mutex_lock(&sh->lock);
     rec *r = find_or_make(sh, id);
     if (r) {
         if (a->seq && hs_access_races()) {
-            forget_needless(r, a);
+            /* An open access covers nothing, and no access is done that was not at the last
+             * pruning unless a stream completed work since: then there is nothing to drop. */
+            uint64_t completions = hs_order_completions();
+            if (!a->open || r->scanned_at != completions) {
+                forget_needless(r, a);
+                r->scanned_at = completions;
+            }
             if (r->n == ac.history) {
                 const hs_access *old = &r->ring[r->head];
                 hs_stream *t = hs_stream_by_index(old->stream_index);
-                if (t && atomic_load(&t->done) < old->seq && !atomic_exchange(&ac.ring_said, true))
+                if (t && atomic_load(&t->done) < old->seq &&
+                    !atomic_load_explicit(&ac.ring_said, memory_order_relaxed) && !atomic_exchange(&ac.ring_said, true))
                     hs_say("hipshadow: WARNING: access_history=%u reached: an allocation's oldest access still in "
                            "flight is forgotten (a race with it is not seen; raise access_history)\n",
                            ac.history);
-                r->head = (r->head + 1) % ac.history;
+                r->head = ring_at(r, 1);
                 r->n--;
             }
-            r->ring[(r->head + r->n) % ac.history] = *a;
+            r->ring[ring_at(r, r->n)] = *a;
             r->n++;
         }
         if (ac.initcheck && a->write) {

@@ -280,11 +280,18 @@ uint64_t hs_order_enqueue(hs_stream *s)
     return seq;
 }
 
+static atomic_uint_fast64_t completions;
+
+uint64_t hs_order_completions(void) { return atomic_load_explicit(&completions, memory_order_acquire); }
+
 void hs_order_complete(hs_stream *s, uint64_t upto)
 {
     uint64_t done = atomic_load(&s->done);
-    while (done < upto && !atomic_compare_exchange_weak(&s->done, &done, upto))
-        ;
+    while (done < upto)
+        if (atomic_compare_exchange_weak(&s->done, &done, upto)) {
+            atomic_fetch_add_explicit(&completions, 1, memory_order_release);
+            break;
+        }
 }
 
 void hs_order_complete_legacy(void)

@@ -37,6 +37,8 @@ void hs_order_snapshot(hs_stream *s, hs_vclock *out);
 /* ...and applied when it succeeded (stream synchronize, query success, sync copy). */
 void hs_order_complete_clock(const hs_vclock *clock);
 void hs_order_complete(hs_stream *s, uint64_t upto);
+/* How many times a stream's completed work advanced, in all: unchanged, no access became done. */
+uint64_t hs_order_completions(void);
 /* A synchronous operation on the legacy null stream: it and every blocking stream drained. */
 void hs_order_complete_legacy(void);
 void hs_order_complete_device(void);
