@@ -245,7 +245,7 @@ static void ledger_cap(void)
             hs_launch l = {
                 .seq = hs_order_enqueue(s[i]), .stamp = hs_order_stamp(), .stream = s[i]->handle, .n_args = 1};
             l.args[0] = (hs_launch_arg){.state = HS_ARG_LIVE, .alloc_id = 100 + (uint64_t)i, .value = 0x5000};
-            hs_ledger_add(s[i], &l);
+            hs_ledger_add(s[i], &l, l.args);
         }
     int want[4] = {4, 4, 2, 0}; /* 10 launches: two whole rings, a short one, none */
     for (int i = 0; i < 4; i++) {

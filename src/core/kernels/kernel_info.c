@@ -3,6 +3,7 @@
  * their modules, and a few hundred bytes each is what a process's kernels cost). */
 #include "kernels/kernel_info.h"
 #include "runtime/own_calls.h"
+#include "process/util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,10 +35,14 @@ const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
 {
     if (!c->kernel || (c->kernel_ref != HS_KREF_STUB && c->kernel_ref != HS_KREF_FUNCTION))
         return NULL;
+    /* A launch asks up to four times (facts, model, accesses, record): the last answer is kept. */
+    static HS_TLS hs_kernel_info *last;
+    if (last && last->kernel == c->kernel)
+        return last;
     unsigned empty;
     hs_kernel_info *k = find(c->kernel, &empty);
     if (k)
-        return k;
+        return last = k;
     pthread_mutex_lock(&fill_lock);
     k = find(c->kernel, &empty); /* another thread may have filled it meanwhile */
     if (!k && empty < SLOTS && (k = calloc(1, sizeof *k))) {
@@ -49,7 +54,7 @@ const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
         atomic_store_explicit(&slots[empty], k, memory_order_release);
     }
     pthread_mutex_unlock(&fill_lock);
-    return k;
+    return last = k;
 }
 
 void hs_kernel_info_after_fork(void) { pthread_mutex_init(&fill_lock, NULL); }

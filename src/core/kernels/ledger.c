@@ -42,7 +42,7 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-void hs_ledger_add(hs_stream *s, const hs_launch *l)
+void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
@@ -69,13 +69,15 @@ void hs_ledger_add(hs_stream *s, const hs_launch *l)
     /* Only the arguments the launch has: a whole record is ~460 bytes, most of them the unused
      * argument slots, and a `rep movs` of all of them was a fifth of a launch's added cost.
      * Readers look at args[0..n_args) only. */
-    size_t bytes = offsetof(hs_launch, args) + (size_t)l->n_args * sizeof l->args[0];
     pthread_mutex_lock(&lg->lock);
-    memcpy(&lg->ring[(lg->head + lg->n) % lg->cap], l, bytes);
+    unsigned at = lg->head + lg->n; /* < 2 cap: no division at every launch */
+    hs_launch *slot = &lg->ring[at >= lg->cap ? at - lg->cap : at];
+    memcpy(slot, l, offsetof(hs_launch, args));
+    memcpy(slot->args, args, (size_t)l->n_args * sizeof *args);
     if (lg->n < lg->cap)
         lg->n++;
     else
-        lg->head = (lg->head + 1) % lg->cap; /* the oldest is forgotten */
+        lg->head = lg->head + 1 == lg->cap ? 0 : lg->head + 1; /* the oldest is forgotten */
     pthread_mutex_unlock(&lg->lock);
 }
 

@@ -39,8 +39,9 @@ typedef struct hs_suspects {
  * stream's ring is made at its first launch, with what is left of the budget when that is less;
  * once nothing is left, launches on streams without a ring are not remembered (said once). */
 void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
-/* Records a launch on s (under the stream's ledger lock; the ring is made at the first one). */
-void hs_ledger_add(hs_stream *s, const hs_launch *l);
+/* Records a launch on s: l's head and args[0..l->n_args), l->args is not read (under the
+ * stream's ledger lock; the ring is made at the first one). */
+void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
 /* Every stream's launches that are not known to have completed, newest first. */
 void hs_ledger_suspects(hs_suspects *out);
 /* A GPU memory fault's suspects: the pending launches with a pointer into one of the

@@ -13,6 +13,8 @@
 #include "process/util.h"
 #include "shadow/vmm.h"
 
+#include <string.h>
+
 /* ---- claims ---- */
 
 void hs_model_release(const hs_call *c, hs_call_state *st)
@@ -188,21 +190,23 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         return;
     const hs_facts *f = &st->facts;
     const hs_kernel_info *k = hs_kernel_info_of(c);
-    hs_launch l = {
-        .seq = hs_order_enqueue(s),
-        .stamp = hs_order_stamp(),
-        .time_ns = hs_coarse_ns(),
-        .stream = c->stream,
-        .caller = c->caller,
-        .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0,
-        .thread = hs_thread_id(),
-        .name = k ? k->name : NULL,
-        .kernel = c->kernel,
-        .shmem = (uint32_t)c->shmem,
-        .api = c->api,
-        .kernel_ref = c->kernel_ref,
-        .n_args = f->n_args,
-    };
+    /* The record's head only: its arguments go from the facts straight into the ledger (zeroing
+     * and copying all eight argument slots twice was most of this function's cost). */
+    hs_launch l;
+    memset(&l, 0, offsetof(hs_launch, args));
+    l.seq = hs_order_enqueue(s);
+    l.stamp = hs_order_stamp();
+    l.time_ns = hs_coarse_ns();
+    l.stream = c->stream;
+    l.caller = c->caller;
+    l.stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0;
+    l.thread = hs_thread_id();
+    l.name = k ? k->name : NULL;
+    l.kernel = c->kernel;
+    l.shmem = (uint32_t)c->shmem;
+    l.api = c->api;
+    l.kernel_ref = c->kernel_ref;
+    l.n_args = f->n_args;
     st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
@@ -221,12 +225,11 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         l.block[i] = c->block[i];
     }
     for (int i = 0; i < f->n_args; i++) {
-        l.args[i] = f->args[i];
         const hs_launch_arg *a = &f->args[i];
         if (a->redzone && a->state == HS_ARG_LIVE) /* its redzone is read back at the next sync */
             hs_redzone_touch(a->value - (uintptr_t)a->offset, a->alloc_size, a->redzone, a->alloc_id);
     }
-    hs_ledger_add(s, &l);
+    hs_ledger_add(s, &l, f->args);
 }
 
 /* ---- modules ---- */
