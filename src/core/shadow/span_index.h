@@ -47,7 +47,8 @@ void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool 
 bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
 size_t hs_span_count(hs_span_index *ix);
 
-/* Writers: call with ix->writer held (hs_span_lock / hs_span_unlock). */
+/* Writers: call with ix->writer held (hs_span_lock / hs_span_unlock), or under an owner's lock
+ * that every writer of this index takes. */
 void hs_span_lock(hs_span_index *ix);
 void hs_span_unlock(hs_span_index *ix);
 /* Insert, replacing any span that overlaps it (their sizes are added to *replaced_bytes when

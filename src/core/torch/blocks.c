@@ -44,9 +44,12 @@ typedef struct quarantined {
 } quarantined;
 
 static struct {
-    pthread_mutex_t lock; /* every change; lookups take none */
-    bool ready;           /* the index is mapped */
-    atomic_bool any;      /* readers: an event was seen, the index is ready */
+    /* Every change, the block index's included: its writers are all here, under this lock, so
+     * the index's own writer lock is not taken too (a second lock pair at every block event).
+     * Lookups take none. */
+    pthread_mutex_t lock;
+    bool ready;      /* the index is mapped */
+    atomic_bool any; /* readers: an event was seen, the index is ready */
     hs_span_index blocks;
     uint64_t next_id;
     uint64_t quarantine_max, quarantine_bytes;
@@ -235,9 +238,7 @@ static unsigned remove_overlapping(uintptr_t lo, uintptr_t hi)
         hs_span_neighbours(&bk.blocks, hi - 1, &below, &has_below, &above, &has_above);
         if (!has_below || below.base + below.size <= lo)
             return live;
-        hs_span_lock(&bk.blocks);
         bool removed = hs_span_remove_locked(&bk.blocks, below.base, below.id, &gone);
-        hs_span_unlock(&bk.blocks);
         if (!removed)
             return live;
         live += !quarantined_span(&gone);
@@ -255,9 +256,7 @@ static void evict_oldest(void)
     if (q.slot >= bk.n_slots || rec_at(q.slot)->id != q.id)
         return; /* handed out again or forgotten since: nothing of it is left */
     hs_span gone;
-    hs_span_lock(&bk.blocks);
     bool removed = hs_span_remove_locked(&bk.blocks, q.base, q.id, &gone);
-    hs_span_unlock(&bk.blocks);
     if (removed) {
         forget(&gone);
         bk.stats.evicted++;
@@ -269,18 +268,14 @@ static void quarantine(const hs_span *s)
 {
     if (bk.quarantine_max == 0 || s->size > bk.quarantine_max) {
         hs_span gone;
-        hs_span_lock(&bk.blocks);
         if (hs_span_remove_locked(&bk.blocks, s->base, s->id, &gone))
             forget(&gone);
-        hs_span_unlock(&bk.blocks);
         return;
     }
     while (bk.fifo_len > 0 &&
            (bk.fifo_len == QUARANTINE_MAX_RECORDS || bk.quarantine_bytes + s->size > bk.quarantine_max))
         evict_oldest();
-    hs_span_lock(&bk.blocks);
     bool done = hs_span_overwrite_locked(&bk.blocks, s, NULL); /* same base and size: always in place */
-    hs_span_unlock(&bk.blocks);
     if (!done)
         return;
     bk.n_live--;
@@ -317,18 +312,14 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
     /* Handed out again where a block was (quarantined, or live if its free never came), fitting
      * below the next one: the span changes in place.  Otherwise whatever it overlaps goes. */
     hs_span old;
-    hs_span_lock(&bk.blocks);
     bool in_place = hs_span_overwrite_locked(&bk.blocks, &s, &old);
-    hs_span_unlock(&bk.blocks);
     unsigned replaced_live;
     if (in_place) {
         replaced_live = !quarantined_span(&old);
         forget(&old);
     } else {
         replaced_live = remove_overlapping(lo, hi);
-        hs_span_lock(&bk.blocks);
         int rc = hs_span_insert_locked(&bk.blocks, &s, NULL);
-        hs_span_unlock(&bk.blocks);
         if (rc != 0) {
             rec_give(slot);
             return;
@@ -555,9 +546,7 @@ void hs_blocks_foreach(hs_block_state which, void (*fn)(const hs_span *, void *)
     pthread_mutex_lock(&bk.lock);
     if (bk.ready) {
         visit v = {which, fn, arg};
-        hs_span_lock(&bk.blocks);
         hs_span_foreach_locked(&bk.blocks, visit_one, &v);
-        hs_span_unlock(&bk.blocks);
     }
     pthread_mutex_unlock(&bk.lock);
 }
