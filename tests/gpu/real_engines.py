@@ -15,7 +15,8 @@ libunwind.so.8, put on LD_LIBRARY_PATH here) carried:
 Everything runs against a deadline (--budget seconds from the start); a phase that does not fit is
 reported "not run" and the exit status is then 3 (1 when anything failed, 0 when all ran and passed).
 A cold build takes most of one device call: the second call on the same machine keeps the build with
-GGML_REUSE=1 (an unfinished build resumes; a finished one is a no-op).
+GGML_REUSE=1 (an unfinished build resumes; a finished one is a no-op; binaries unpacked into GGML_WORK/build/bin
+without a build tree, from a build on another machine, are used as they are).
   --cpu-check  the same flow without a GPU (GGML_CUDA=OFF, -b CPU, -ngl 0, a small model): checks this
                script's building, model writing and parsing on any machine
 Environment: GGML_TARBALL (vendor-device/ggml-d99724f.tar.gz), GGML_WORK (/tmp/hipshadow-ggml: sources,
@@ -148,6 +149,10 @@ def build(args, clock, logs):
     src, bdir = os.path.join(args.work, "src"), os.path.join(args.work, "build-cpu" if args.cpu_check else "build")
     bins = {t: os.path.join(bdir, "bin", t) for t in ("test-backend-ops", "gpt-2-backend")}
     reuse = os.environ.get("GGML_REUSE") == "1" and os.path.exists(os.path.join(bdir, "CMakeCache.txt"))
+    if (os.environ.get("GGML_REUSE") == "1" and not reuse and all(os.access(b, os.X_OK) for b in bins.values())):
+        # binaries built on another machine and unpacked here (no build tree): used as they are
+        record("build", "test-backend-ops, gpt-2-backend", "PASS", f"{bdir}/bin, built elsewhere (GGML_REUSE=1)")
+        return bins
     if not reuse:
         if not os.path.exists(args.tarball):
             record("build", "ggml sources", "FAIL", f"no tarball at {args.tarball} (set GGML_TARBALL)")
