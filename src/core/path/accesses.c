@@ -208,12 +208,15 @@ void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
     uint32_t stack = st->stack;
     if (!stack && seq && c->op != HS_OP_LAUNCH && hs_access_races())
         stack = hs_stack_capture();
+    uint64_t ids[MAX_ACCESSES];
+    const hs_access *all[MAX_ACCESSES];
     for (int i = 0; i < cur->n; i++) {
         one *o = &cur->v[i];
         o->a.seq = seq;
         o->a.stack = stack;
-        /* initcheck: a kernel that says it only reads writes nothing */
-        hs_access_add(o->id, o->base, o->size, &o->a);
+        ids[i] = o->id;
+        all[i] = &o->a;
     }
+    hs_access_add_all(ids, all, cur->n);
     cur->n = 0;
 }

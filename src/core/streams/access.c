@@ -361,57 +361,80 @@ static void forget_needless(rec *r, const hs_access *a)
     r->n = kept;
 }
 
-void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a)
+/* Whether a is remembered at all: synchronous and reading, it is complete, and nothing later
+ * can race with it. */
+static bool kept(const hs_access *a) { return (a->seq && hs_access_races()) || (ac.initcheck && a->write); }
+
+/* a goes into a history: is it another stream's than every access before it? */
+static void note_ring_stream(const hs_access *a)
 {
-    (void)base;
-    (void)size;
-    if ((!a->seq || !hs_access_races()) && !(ac.initcheck && a->write))
-        return;                        /* synchronous and reading: complete, nothing later can race with it */
-    if (a->seq && hs_access_races()) { /* it goes into a history: is it another stream's? */
-        uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_relaxed);
-        while (only != a->stream_index && only != RING_MIXED &&
-               !atomic_compare_exchange_weak_explicit(&ac.ring_stream, &only,
-                                                      only == RING_NONE ? a->stream_index : RING_MIXED,
-                                                      memory_order_acq_rel, memory_order_relaxed))
-            ;
-    }
-    shard *sh = shard_of(id);
-    pthread_mutex_lock(&sh->lock);
+    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_relaxed);
+    while (only != a->stream_index && only != RING_MIXED &&
+           !atomic_compare_exchange_weak_explicit(&ac.ring_stream, &only,
+                                                  only == RING_NONE ? a->stream_index : RING_MIXED,
+                                                  memory_order_acq_rel, memory_order_relaxed))
+        ;
+}
+
+/* Shard lock held. */
+static void add_locked(shard *sh, uint64_t id, const hs_access *a)
+{
     rec *r = find_or_make(sh, id);
-    if (r) {
-        if (a->seq && hs_access_races()) {
-            /* An open access covers nothing, and no access is done that was not at the last
-             * pruning unless a stream completed work since: then there is nothing to drop. */
-            uint64_t completions = hs_order_completions();
-            if (!a->open || r->scanned_at != completions) {
-                forget_needless(r, a);
-                r->scanned_at = completions;
-            }
-            if (r->n == ac.history) {
-                const hs_access *old = &r->ring[r->head];
-                hs_stream *t = hs_stream_by_index(old->stream_index);
-                if (t && atomic_load(&t->done) < old->seq &&
-                    !atomic_load_explicit(&ac.ring_said, memory_order_relaxed) && !atomic_exchange(&ac.ring_said, true))
-                    hs_say("hipshadow: WARNING: access_history=%u reached: an allocation's oldest access still in "
-                           "flight is forgotten (a race with it is not seen; raise access_history)\n",
-                           ac.history);
-                r->head = ring_at(r, 1);
-                r->n--;
-            }
-            r->ring[ring_at(r, r->n)] = *a;
-            r->n++;
+    if (!r)
+        return;
+    if (a->seq && hs_access_races()) {
+        /* An open access covers nothing, and no access is done that was not at the last
+         * pruning unless a stream completed work since: then there is nothing to drop. */
+        uint64_t completions = hs_order_completions();
+        if (!a->open || r->scanned_at != completions) {
+            forget_needless(r, a);
+            r->scanned_at = completions;
         }
-        if (ac.initcheck && a->write) {
-            add_written(r, a->lo, a->hi);
-            if (a->launch)
-                r->by_kernel = true;
-            else {
-                r->last_write = *a;
-                r->has_last_write = true;
-            }
+        if (r->n == ac.history) {
+            const hs_access *old = &r->ring[r->head];
+            hs_stream *t = hs_stream_by_index(old->stream_index);
+            if (t && atomic_load(&t->done) < old->seq && !atomic_load_explicit(&ac.ring_said, memory_order_relaxed) &&
+                !atomic_exchange(&ac.ring_said, true))
+                hs_say("hipshadow: WARNING: access_history=%u reached: an allocation's oldest access still in "
+                       "flight is forgotten (a race with it is not seen; raise access_history)\n",
+                       ac.history);
+            r->head = ring_at(r, 1);
+            r->n--;
+        }
+        r->ring[ring_at(r, r->n)] = *a;
+        r->n++;
+    }
+    if (ac.initcheck && a->write) {
+        add_written(r, a->lo, a->hi);
+        if (a->launch)
+            r->by_kernel = true;
+        else {
+            r->last_write = *a;
+            r->has_last_write = true;
         }
     }
-    pthread_mutex_unlock(&sh->lock);
+}
+
+void hs_access_add_all(const uint64_t *ids, const hs_access *const *accesses, int n)
+{
+    shard *held = NULL; /* a launch's arguments are mostly in one allocation (a pool's arena): one lock */
+    for (int i = 0; i < n; i++) {
+        const hs_access *a = accesses[i];
+        if (!kept(a))
+            continue;
+        if (a->seq && hs_access_races())
+            note_ring_stream(a);
+        shard *sh = shard_of(ids[i]);
+        if (sh != held) {
+            if (held)
+                pthread_mutex_unlock(&held->lock);
+            pthread_mutex_lock(&sh->lock);
+            held = sh;
+        }
+        add_locked(sh, ids[i], a);
+    }
+    if (held)
+        pthread_mutex_unlock(&held->lock);
 }
 
 void hs_access_forget(uint64_t id)

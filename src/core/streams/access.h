@@ -94,8 +94,9 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
  * hi).  false when the allocation is not tracked. */
 bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
                               bool open, hs_uninit *out);
-/* Remember a (asynchronous: in the history; writes: in the written ranges too). */
-void hs_access_add(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a);
+/* Remember accesses[0..n), each of allocation ids[i] (asynchronous: in the history; writes: in
+ * the written ranges too). */
+void hs_access_add_all(const uint64_t *ids, const hs_access *const *accesses, int n);
 /* The allocation is gone: its record too. */
 void hs_access_forget(uint64_t id);
 /* initcheck: [lo, hi) of allocation id holds no data any more (a PyTorch block handed out anew). */
