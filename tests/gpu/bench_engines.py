@@ -11,6 +11,10 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             PyTorch's own block events and launches (torch_event_cost.py: a tensor made and let
             go, an add into a tensor, in a loop), and alloc, free, sync and a clean copy on the
             simulator (bench_events: the host CPU's share)
+  profile   where the time goes, plain and under hipshadow (tools/sampler, which needs no
+            profiler on the machine): each side's share by module, and the functions of
+            hipshadow and libc (its locks and copies), summed over --profile-runs runs; PyTorch
+            is sampled over its timed generates only
   predicted counts x costs per token, beside the measured added time per token
   rounds    each round runs the engine plain, then under each variant of hipshadow, so every
             variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
@@ -33,6 +37,7 @@ Output lines (one per fact, grep-able):
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs)
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
+  PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
 (taskset, default 2-5: batch-1 decoding is bound by the launching CPU)."""
 import argparse
@@ -103,11 +108,13 @@ class Workload:
     def per_token(self, proc):
         raise NotImplementedError
 
-    def run(self, tokens, preload, extra=(), timeout=180):
+    sample_whole = True  # the sampler takes the whole run (else the engine marks its timed part)
+
+    def run(self, tokens, preload, extra=(), timeout=180, env_extra=None):
         import run_gpu
         try:
             proc = run_gpu.run(self.cmd(tokens), preload=preload, options=list(self.options) + list(extra),
-                               timeout=timeout)[0]
+                               timeout=timeout, env_extra=env_extra)[0]
         except subprocess.TimeoutExpired:
             return None, f"timed out after {timeout} s"
         s = self.per_token(proc)
@@ -119,6 +126,7 @@ class Workload:
 
 class TorchGPT2(Workload):
     runs = 3
+    sample_whole = False  # torch_gpt2.py raises SIGUSR2 around its timed generates
     own_costs = {"launch": "launch_torch", "block": "block_torch"}
 
     def cmd(self, tokens):
@@ -217,8 +225,7 @@ def torch_costs(out):
 def costs(args):
     """Added ns per event of each kind, measured alone on this machine."""
     out = {}
-    build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ.get(
-        "HS_LAUNCHER", os.path.join(root, "build", "tools", "hipshadow")))))
+    build = build_dir()
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "bench_launch")
         if shutil.which("nvcc") and subprocess.run(["nvcc", "-O2", "-cudart", "shared", "-o", exe,
@@ -320,6 +327,37 @@ def rounds(variants, n, side, tokens, args):
     return got
 
 
+def build_dir():
+    return os.path.dirname(os.path.dirname(os.path.abspath(os.environ.get(
+        "HS_LAUNCHER", os.path.join(root, "build", "tools", "hipshadow")))))
+
+
+def profile(w, tokens, runs):
+    """The engine sampled plain and under hipshadow, in turn, runs times; report.py's lines."""
+    sampler = os.path.join(build_dir(), "tools", "sampler", "libhipshadow-sampler.so")
+    if not os.path.exists(sampler):
+        print(f"NOTE {w.name}: no profile: {sampler} is not built", flush=True)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            for side, preload in (("plain", False), ("hipshadow", True)):
+                env = {"LD_PRELOAD": sampler, "HS_SAMPLER_OUT": os.path.join(tmp, side)}
+                if w.sample_whole:
+                    env["HS_SAMPLER_ALL"] = "1"
+                s, why = w.run(tokens, preload, env_extra=env)
+                if s is None:
+                    print(f"NOTE {w.name}: profile run ({side}) failed: {why}", flush=True)
+                    return
+        files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp))]
+        r = subprocess.run([sys.executable, os.path.join(root, "tools", "sampler", "report.py"), "--focus",
+                            "libhipshadow,libc.so", "--top", "25"] + files, capture_output=True, text=True,
+                           timeout=300)
+        for line in r.stdout.splitlines():
+            print(f"PROFILE {w.name} {line}", flush=True)
+        if r.returncode:
+            print(f"NOTE {w.name}: report.py: {r.stderr.strip()[-300:]}", flush=True)
+
+
 def predict(w, per, cost, plain_s, shadow_s):
     parts, unknown = [], []
     total = 0.0
@@ -345,9 +383,11 @@ def plan(args):
     steps = [("costs", 60, "costs")]
     if "ggml" in args.engines:
         steps += [("ggml build (GGML_REUSE=1: none)", 0, None), ("ggml counts", 10, "counts"),
+                  (f"ggml profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 3, "profile"),
                   (f"ggml {args.pairs} rounds", args.pairs * 2 * 3, "rounds")]
     if "torch" in args.engines:
         steps += [("torch event costs (torch_event_cost.py)", 60, "costs"), ("torch counts (3 variants)", 75, "counts"),
+                  (f"torch profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 20, "profile"),
                   (f"torch {args.pairs} rounds (plain, blocks; torch_blocks=0 and redzones=64 in {side})",
                    args.pairs * 2 * 10 + side * 2 * 10, "rounds")]
     return [(name, s) for name, s, step in steps if step is None or step in args.steps]
@@ -361,7 +401,9 @@ def main():
     ap.add_argument("--tokens", type=int, default=128, help="tokens generated per run")
     ap.add_argument("--budget", type=float, default=480, help="seconds for everything (default 480)")
     ap.add_argument("--steps", default="costs,counts,rounds",
-                    help="which of costs,counts,rounds (default all; a prediction needs all three)")
+                    help="which of costs,counts,profile,rounds (default costs,counts,rounds; a prediction needs "
+                         "those three)")
+    ap.add_argument("--profile-runs", type=int, default=2, help="sampled runs a side in the profile step")
     ap.add_argument("--torch-variants", default="blocks,torch_blocks=0,redzones=64",
                     help="PyTorch's variants under hipshadow, the first the default's (each round runs plain first)")
     ap.add_argument("--round-stats", action="store_true",
@@ -374,8 +416,8 @@ def main():
     args.torch_variants = [v for v in args.torch_variants.split(",") if v]
     if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64"} or not args.torch_variants:
         ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64 (got {args.torch_variants})")
-    if set(args.steps) - {"costs", "counts", "rounds"}:
-        ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'rounds'})}")
+    if set(args.steps) - {"costs", "counts", "profile", "rounds"}:
+        ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'profile', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
     if bad:
         ap.error(f"unknown engines {sorted(bad)}")
@@ -414,9 +456,12 @@ def main():
             per[w.name], why = counts(w, args.tokens)
             if per[w.name] is None:
                 print(f"NOTE {w.name}: no counts: {why}")
-        say(f"== {', '.join(w.name for w in variants)}: rounds")
+        if "profile" in args.steps:
+            say(f"== {variants[0].name}: profile")
+            profile(variants[0], args.tokens, args.profile_runs)
         if "rounds" not in args.steps:
             continue
+        say(f"== {', '.join(w.name for w in variants)}: rounds")
         got = rounds(variants, args.pairs, args.side_pairs, args.tokens, args)
         for w in variants:
             if per.get(w.name) is not None and got[w.name][0]:
