@@ -84,15 +84,17 @@ void hs_span_index_after_fork(hs_span_index *ix)
 /* Index of the last key <= addr among n, or -1. */
 static ptrdiff_t last_key_at_or_below(const uintptr_t *keys, size_t n, uintptr_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* Without branches on the keys (a conditional move a step): the addresses a program looks
+     * up go either way at random, and a mispredicted step cost more than the load. */
+    if (!n)
+        return -1;
+    const uintptr_t *at = keys;
+    while (n > 1) {
+        size_t half = n / 2;
+        at = at[half] <= addr ? at + half : at;
+        n -= half;
     }
-    return (ptrdiff_t)lo - 1;
+    return (ptrdiff_t)(at - keys) - (*at > addr);
 }
 
 /* Index of the last span with base <= addr in a block, or -1. */
