@@ -239,6 +239,28 @@ static void test_reuse(void)
     CHECK_EQ(at(a1, &b), HS_BLOCK_FREED);
     CHECK_EQ(s.evicted, s0.evicted + 1);
     CHECK_EQ(s.quarantined, 2);
+    /* a completion takes the block its request just found, unless the index changed between
+     * them or it names another block: each still ends where it was asked */
+    hs_blocks_init(1ull << 50);
+    const uint64_t d1 = seg + 32768, d2 = seg + 40960, d3 = seg + 49152;
+    send(HIPSHADOW_BLOCK_ALLOC, d1, 256);
+    send(HIPSHADOW_BLOCK_ALLOC, d2, 256);
+    send(HIPSHADOW_BLOCK_FREE_REQUESTED, d1, 256);
+    send(HIPSHADOW_BLOCK_ALLOC, d1, 256); /* between request and completion, d1 is another block */
+    CHECK_EQ(at(d1, &c), HS_BLOCK_LIVE);
+    send(HIPSHADOW_BLOCK_FREE_COMPLETED, d1, 256);
+    CHECK_EQ(at(d1, &b), HS_BLOCK_FREED);
+    CHECK_EQ(b.id, c.id); /* the block there now is the one freed, not the one asked about */
+    send(HIPSHADOW_BLOCK_ALLOC, d3, 256);
+    send(HIPSHADOW_BLOCK_FREE_REQUESTED, d2, 256);
+    send(HIPSHADOW_BLOCK_FREE_REQUESTED, d3, 256);
+    send(HIPSHADOW_BLOCK_FREE_COMPLETED, d2, 256); /* not the block asked last */
+    CHECK_EQ(at(d2, &b), HS_BLOCK_FREED);
+    CHECK_EQ(at(d3, &c), HS_BLOCK_LIVE);
+    CHECK_EQ(b.size, 256);
+    send(HIPSHADOW_BLOCK_FREE_COMPLETED, d3, 256);
+    CHECK_EQ(at(d3, &c), HS_BLOCK_FREED);
+    CHECK(c.id != b.id);
     /* no quarantine: a completed free forgets the block */
     hs_blocks_init(0);
     send(HIPSHADOW_BLOCK_ALLOC, a2, 64);

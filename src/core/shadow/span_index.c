@@ -187,6 +187,7 @@ void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool 
 }
 
 size_t hs_span_count(hs_span_index *ix) { return atomic_load_explicit(&ix->count, memory_order_relaxed); }
+unsigned hs_span_generation(hs_span_index *ix) { return atomic_load_explicit(&ix->seq, memory_order_acquire); }
 
 void hs_span_lock(hs_span_index *ix) { pthread_mutex_lock(&ix->writer); }
 void hs_span_unlock(hs_span_index *ix) { pthread_mutex_unlock(&ix->writer); }

@@ -46,6 +46,8 @@ void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool 
 /* Lock-free: the span whose base is exactly addr. */
 bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
 size_t hs_span_count(hs_span_index *ix);
+/* Changes whenever the index does: a span read under the same generation is still there as read. */
+unsigned hs_span_generation(hs_span_index *ix);
 
 /* Writers: call with ix->writer held (hs_span_lock / hs_span_unlock), or under an owner's lock
  * that every writer of this index takes. */

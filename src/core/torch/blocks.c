@@ -62,6 +62,14 @@ static struct {
     size_t n_segs, cap_segs;
     hs_blocks_stats stats;
     FILE *trace;
+    /* The block a free request just named, as found: its completion mostly comes next (no other
+     * stream used it) and takes it from here instead of searching again, while the index's
+     * generation is the one it was found under. */
+    struct {
+        bool valid;
+        unsigned generation;
+        hs_span span;
+    } asked;
 } bk = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *const action_names[HIPSHADOW_BLOCK_ACTION_COUNT] = {
@@ -342,6 +350,9 @@ static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, ui
         bk.stats.unmatched++;
         return;
     }
+    bk.asked.valid = true;
+    bk.asked.generation = hs_span_generation(&bk.blocks);
+    bk.asked.span = s;
     r->info.free_requested_ns = now;
     /* PyTorch hands the allocation's context to a free that gathered none: not the free's stack */
     r->info.free_pystack = e->context && e->context == r->alloc_context ? 0 : e->pystack;
@@ -353,7 +364,13 @@ static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, ui
 {
     hs_span s;
     block_rec *r = NULL;
-    if (!live_at(e->addr, &s, &r)) {
+    bool asked = bk.asked.valid && bk.asked.span.base == e->addr &&
+                 bk.asked.generation == hs_span_generation(&bk.blocks);
+    bk.asked.valid = false;
+    if (asked) {
+        s = bk.asked.span;
+        r = rec_of(&s);
+    } else if (!live_at(e->addr, &s, &r)) {
         bk.stats.unmatched++;
         return;
     }
