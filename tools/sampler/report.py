@@ -11,7 +11,7 @@ Files are grouped by their name up to the first '.' (HS_SAMPLER_OUT=/tmp/s/plain
                                                              file name contains a --focus text)
 Functions come from the modules' symbol tables (readelf and nm, from binutils); a stripped
 module's show as the nearest exported symbol, or '?'.  Names are printed with non-printable
-characters escaped."""
+characters escaped.  Exit status 1 when a file could not be read (said on stderr)."""
 import argparse
 import bisect
 import collections
@@ -96,15 +96,19 @@ def main():
     for f in args.files:
         groups.setdefault(os.path.basename(f).split(".")[0], []).append(f)
     symbols = {}
-    for group, files in groups.items():
+    unread = 0
+    for name, files in groups.items():
+        group = printable(name)
         modules, functions, totals, n = collections.Counter(), collections.Counter(), collections.Counter(), 0
         na = set()
+        read_ok = 0
         for f in files:
             try:
                 maps, pcs, counters = read(f)
             except OSError as e:
                 print(f"NOTE cannot read {printable(f)}: {e.strerror}", file=sys.stderr)
                 continue
+            read_ok += 1
             for k, v in counters.items():
                 if v == "n/a":
                     na.add(k)
@@ -129,12 +133,13 @@ def main():
                     functions[(module, symbols[path].name(pc - lo + offset))] += 1
         sums = " ".join(f"{k}={'n/a' if k in na and k not in totals else '%.0f' % totals[k]}"
                         for k in sorted(set(totals) | na))
-        print(f"SAMPLES {group} {n} files {len(files)} {sums}")
+        print(f"SAMPLES {group} {n} files {read_ok} {sums}")
+        unread += len(files) - read_ok
         for module, c in modules.most_common(12):
             print(f"MODULE {group} {100.0 * c / max(n, 1):.2f} {c} {printable(module)}")
         for (module, fn), c in functions.most_common(args.top):
             print(f"FUNCTION {group} {100.0 * c / max(n, 1):.2f} {c} {printable(module)} {printable(fn)}")
-    return 0
+    return 1 if unread else 0
 
 
 if __name__ == "__main__":
