@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { INITIAL_BLOCKS = 64, SLAB_BLOCKS = 64 };
+enum { INITIAL_BLOCKS = 64, SLAB_BLOCKS = 64, HINTS = 1024 };
 
 struct hs_span_block {
     uint32_t n;
@@ -60,7 +60,8 @@ int hs_span_index_init(hs_span_index *ix)
     memset(ix, 0, sizeof *ix);
     hs_span_block **dir = map_bytes(INITIAL_BLOCKS * sizeof *dir);
     uintptr_t *keys = map_bytes(INITIAL_BLOCKS * sizeof *keys);
-    if (!dir || !keys)
+    ix->hints = map_bytes(HINTS * sizeof *ix->hints);
+    if (!dir || !keys || !ix->hints)
         return -1;
     atomic_init(&ix->seq, 0);
     atomic_init(&ix->dir, dir);
@@ -103,11 +104,40 @@ static ptrdiff_t last_span_at_or_below(const hs_span_block *blk, size_t n, uintp
     return last_key_at_or_below(blk->bases, n, addr);
 }
 
-/* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
- * base <= addr).  Readers and writers alike; readers clamp what they read. */
-static void locate(hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr, ptrdiff_t *b,
-                   ptrdiff_t *i)
+/* The hint slot of an address. */
+static size_t hint_slot(uintptr_t addr) { return (size_t)(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> 54); }
+
+/* Whether hint h (block + 1, span) is where addr falls: its span's base is at or below addr and
+ * the next span's (in its block, else the next block's first) above it.  Then it is exactly what
+ * the searches would find.  Every load is clamped as the searches' are. */
+static bool hint_holds(hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h,
+                       ptrdiff_t *b, ptrdiff_t *i)
 {
+    size_t hb = (size_t)(h >> 32) - 1, hi = (uint32_t)h;
+    if (!h || hb >= nblocks)
+        return false;
+    const hs_span_block *blk = dir[hb];
+    if (!blk)
+        return false;
+    size_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
+    if (hi >= n || blk->bases[hi] > addr)
+        return false;
+    if (hi + 1 < n ? blk->bases[hi + 1] <= addr : hb + 1 < nblocks && keys[hb + 1] <= addr)
+        return false;
+    *b = (ptrdiff_t)hb, *i = (ptrdiff_t)hi;
+    return true;
+}
+
+/* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
+ * base <= addr).  Readers and writers alike; readers clamp what they read.  The hint for addr
+ * first; a search refreshes it. */
+static void locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr,
+                   ptrdiff_t *b, ptrdiff_t *i)
+{
+    _Atomic uint64_t *hint = &ix->hints[hint_slot(addr)];
+    uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
+    if (hint_holds(dir, keys, nblocks, addr, h, b, i))
+        return;
     *b = last_key_at_or_below(keys, nblocks, addr);
     *i = -1;
     if (*b < 0)
@@ -119,6 +149,8 @@ static void locate(hs_span_block *const *dir, const uintptr_t *keys, size_t nblo
     }
     uint32_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
     *i = last_span_at_or_below(blk, n, addr);
+    if (*i >= 0)
+        atomic_store_explicit(hint, ((uint64_t)(*b + 1) << 32) | (uint32_t)*i, memory_order_relaxed);
 }
 
 static bool contains(const hs_span *s, uintptr_t addr)
@@ -137,7 +169,7 @@ static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
         hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
         const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
         ptrdiff_t b, i;
-        locate(dir, keys, nb, addr, &b, &i);
+        locate(ix, dir, keys, nb, addr, &b, &i);
         bool found = false;
         if (i >= 0) {
             hs_span s;
@@ -167,7 +199,7 @@ void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool 
         hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
         const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
         ptrdiff_t b, i;
-        locate(dir, keys, nb, addr, &b, &i);
+        locate(ix, dir, keys, nb, addr, &b, &i);
         *has_below = i >= 0;
         if (*has_below)
             memcpy(below, &dir[b]->items[i], sizeof *below);
@@ -275,7 +307,7 @@ static bool first_overlap(hs_span_index *ix, uintptr_t base, uintptr_t end, size
     uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_relaxed);
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
     ptrdiff_t b, i;
-    locate(dir, keys, nb, base, &b, &i);
+    locate(ix, dir, keys, nb, base, &b, &i);
     if (i >= 0 && end_of(&dir[b]->items[i]) > base) {
         *ob = (size_t)b, *oi = (size_t)i;
         return true;
@@ -300,7 +332,7 @@ bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
     ptrdiff_t b, i;
-    locate(dir, atomic_load_explicit(&ix->keys, memory_order_relaxed), nb, s->base, &b, &i);
+    locate(ix, dir, atomic_load_explicit(&ix->keys, memory_order_relaxed), nb, s->base, &b, &i);
     if (i < 0 || dir[b]->items[i].base != s->base)
         return false;
     hs_span_block *blk = dir[b];
@@ -380,7 +412,7 @@ bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_sp
 {
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     ptrdiff_t b, i;
-    locate(dir, atomic_load_explicit(&ix->keys, memory_order_relaxed),
+    locate(ix, dir, atomic_load_explicit(&ix->keys, memory_order_relaxed),
            atomic_load_explicit(&ix->nblocks, memory_order_relaxed), base, &b, &i);
     if (i < 0 || dir[b]->items[i].base != base || (id != 0 && dir[b]->items[i].id != id))
         return false;

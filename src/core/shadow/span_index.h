@@ -32,6 +32,11 @@ typedef struct hs_span_index {
     hs_span_block *free_blocks;
     hs_span_block *slab;
     size_t slab_left;
+    /* Where recent addresses were found (block + 1, span), by a hash of the address: an engine
+     * looks up the same tensors at every step, and a hint checked against its neighbours costs a
+     * few loads where the two binary searches cost a dozen, mostly cache misses.  Any caller
+     * may write one; a wrong or stale hint fails its check and the search runs. */
+    _Atomic uint64_t *hints;
 } hs_span_index;
 
 /* 0 on success, -1 when memory for the index could not be mapped. */
