@@ -134,15 +134,6 @@ static one *add_arg(const hs_access *call, const hs_launch_arg *x, const char *k
     return o;
 }
 
-/* The clock of the call's stream: what its work is ordered after. */
-static bool take_clock(hs_call_state *st)
-{
-    if (!st->stream)
-        return false;
-    hs_order_snapshot(st->stream, &cur->clock);
-    return true;
-}
-
 void hs_gather_accesses(const hs_call *c, hs_call_state *st)
 {
     hs_facts *f = &st->facts;
@@ -165,20 +156,26 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
     }
     if (!cur->n)
         return;
-    bool clock = hs_access_races() && take_clock(st);
-    bool initcheck = hs_access_initcheck();
-    for (int i = 0; i < cur->n; i++) {
-        const one *o = &cur->v[i];
-        if (clock && !cur->facts.has_race &&
-            hs_access_find_race(o->id, o->base, o->size, &o->a, &cur->clock, &cur->facts.race)) {
+    if (hs_access_races() && st->stream) {
+        uint64_t ids[MAX_ACCESSES];
+        const hs_access *all[MAX_ACCESSES];
+        for (int i = 0; i < cur->n; i++)
+            ids[i] = cur->v[i].id, all[i] = &cur->v[i].a;
+        int at = hs_access_find_first_race(ids, all, cur->n, st->stream, &cur->clock, &cur->facts.race);
+        if (at >= 0) {
+            const one *o = &cur->v[at];
             cur->facts.has_race = true;
+            cur->facts.race.alloc_base = o->base;
+            cur->facts.race.alloc_size = o->size;
             cur->facts.race.side = o->a.launch ? HS_SIDE_DST : o->a.write ? HS_SIDE_DST : HS_SIDE_SRC;
             cur->facts.race.mine.stack = 0; /* the call's own: the finding's */
         }
-        /* initcheck: a copy's source read; a kernel's argument it may read */
-        if (initcheck && o->reads && !cur->facts.has_uninit &&
-            hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, o->a.open,
-                                     &cur->facts.uninit)) {
+    }
+    /* initcheck: a copy's source read; a kernel's argument it may read */
+    for (int i = 0; hs_access_initcheck() && i < cur->n && !cur->facts.has_uninit; i++) {
+        const one *o = &cur->v[i];
+        if (o->reads && hs_access_find_unwritten(o->id, o->base, o->size, o->a.lo, o->a.hi, o->a.launch, o->a.open,
+                                                 &cur->facts.uninit)) {
             cur->facts.has_uninit = true;
             cur->facts.uninit.side = o->a.launch ? HS_SIDE_DST : HS_SIDE_SRC;
         }

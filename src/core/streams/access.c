@@ -11,6 +11,8 @@ static atomic_bool races_live;
 
 enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096 };
 
+enum { RING_NONE = UINT32_MAX, RING_MIXED = UINT32_MAX - 1 };
+
 typedef struct range {
     uint64_t lo, hi;
 } range;
@@ -25,6 +27,9 @@ typedef struct rec {
     bool has_last_write;
     uint32_t n_written;
     uint64_t scanned_at; /* hs_order_completions() when its ring was last pruned */
+    /* The stream of every access in its ring (RING_NONE: empty, RING_MIXED: several, or may be):
+     * a call on that stream has nothing in it to race with, and no clock is taken to check. */
+    uint32_t ring_only;
     range written[HS_WRITTEN_MAX];
     hs_access last_write; /* the last write not by a kernel */
     hs_access ring[];
@@ -51,8 +56,6 @@ static struct {
     atomic_uint created;
     _Atomic uint64_t reported[REPORTED_SLOTS];
 } ac = {.history = 16, .max = 65536, .ring_stream = UINT32_MAX};
-
-enum { RING_NONE = UINT32_MAX, RING_MIXED = UINT32_MAX - 1 };
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
@@ -134,6 +137,7 @@ static rec *find_or_make(shard *sh, uint64_t id)
     if (!r)
         goto oom;
     r->id = id;
+    r->ring_only = RING_NONE;
     uint32_t b = bucket_of(id);
     r->next = sh->buckets[b];
     sh->buckets[b] = r;
@@ -183,19 +187,20 @@ static bool first_report(uintptr_t a, uintptr_t b)
     return true; /* the table is crowded: said again rather than never */
 }
 
-bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a, const hs_vclock *clock,
-                         hs_race *out)
+/* Shard lock held: whether r's ring holds an access of another stream than a's. */
+static bool others_in(const rec *r, const hs_access *a)
 {
-    if (!hs_access_races())
-        return false;
-    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_acquire);
-    if (only == RING_NONE || only == a->stream_index)
-        return false; /* every access remembered is this stream's own */
-    shard *sh = shard_of(id);
-    pthread_mutex_lock(&sh->lock);
+    return r && r->ring_only != RING_NONE && r->ring_only != a->stream_index;
+}
+
+/* Shard lock held: hs_access_find_first_race for one access. */
+static bool race_locked(shard *sh, uint64_t id, const hs_access *a, const hs_vclock *clock, hs_race *out)
+{
     rec *r = find(sh, id);
+    if (!others_in(r, a))
+        return false;
     const hs_access *best = NULL;
-    for (uint32_t k = 0; r && k < r->n; k++) {
+    for (uint32_t k = 0; k < r->n; k++) {
         const hs_access *o = &r->ring[ring_at(r, k)];
         if (o->stream_index == a->stream_index || !o->seq || !(o->write || a->write) || !meets(o, a) ||
             hs_order_before(o->stream_index, o->seq, clock))
@@ -206,17 +211,58 @@ bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_ac
         if (known)
             break;
     }
-    bool found = best && first_report(best->caller ? best->caller : best->api, a->caller ? a->caller : a->api);
-    if (found) {
-        out->mine = *a;
-        out->other = *best;
-        out->alloc_id = id;
-        out->alloc_base = base;
-        out->alloc_size = size;
-        out->lo = a->lo > best->lo ? a->lo : best->lo;
-        out->hi = a->hi < best->hi ? a->hi : best->hi;
+    if (!best || !first_report(best->caller ? best->caller : best->api, a->caller ? a->caller : a->api))
+        return false;
+    out->mine = *a;
+    out->other = *best;
+    out->alloc_id = id;
+    out->lo = a->lo > best->lo ? a->lo : best->lo;
+    out->hi = a->hi < best->hi ? a->hi : best->hi;
+    return true;
+}
+
+/* Moves from one access's shard to the next one's: a launch's arguments are mostly in one
+ * allocation (a pool's arena), so mostly one lock for all of them. */
+static void hold(shard **held, shard *sh)
+{
+    if (*held == sh)
+        return;
+    if (*held)
+        pthread_mutex_unlock(&(*held)->lock);
+    if (sh)
+        pthread_mutex_lock(&sh->lock);
+    *held = sh;
+}
+
+int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *accesses, int n, hs_stream *stream,
+                              hs_vclock *clock, hs_race *out)
+{
+    if (!hs_access_races() || !stream || n <= 0)
+        return -1;
+    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_acquire);
+    if (only == RING_NONE || only == accesses[0]->stream_index)
+        return -1; /* every access remembered is this stream's own (a call's accesses share its stream) */
+    /* First whether any of the allocations holds another stream's access: mostly none (an
+     * engine's arena between two synchronisations), and then no clock is needed. */
+    shard *held = NULL;
+    bool others = false;
+    for (int i = 0; i < n && !others; i++) {
+        shard *sh = shard_of(ids[i]);
+        hold(&held, sh);
+        others = others_in(find(sh, ids[i]), accesses[i]);
     }
-    pthread_mutex_unlock(&sh->lock);
+    hold(&held, NULL);
+    if (!others)
+        return -1;
+    hs_order_snapshot(stream, clock); /* takes the stream's lock: never under a shard's */
+    int found = -1;
+    for (int i = 0; i < n && found < 0; i++) {
+        shard *sh = shard_of(ids[i]);
+        hold(&held, sh);
+        if (race_locked(sh, ids[i], accesses[i], clock, out))
+            found = i;
+    }
+    hold(&held, NULL);
     return found;
 }
 
@@ -341,7 +387,7 @@ static bool covers(const hs_access *later, const hs_access *old)
  * arena is one allocation that every launch touches, so this runs at nearly every launch. */
 static void forget_needless(rec *r, const hs_access *a)
 {
-    uint32_t kept = 0, last_stream = UINT32_MAX;
+    uint32_t kept = 0, last_stream = UINT32_MAX, only = RING_NONE;
     uint64_t done = 0; /* of last_stream: the ring's accesses come from few streams */
     bool known = false;
     for (uint32_t k = 0; k < r->n; k++) {
@@ -357,8 +403,10 @@ static void forget_needless(rec *r, const hs_access *a)
         if (kept != k)
             r->ring[ring_at(r, kept)] = *old;
         kept++;
+        only = only == RING_NONE || only == old->stream_index ? old->stream_index : RING_MIXED;
     }
     r->n = kept;
+    r->ring_only = only;
 }
 
 /* Whether a is remembered at all: synchronous and reading, it is complete, and nothing later
@@ -403,6 +451,9 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
         }
         r->ring[ring_at(r, r->n)] = *a;
         r->n++;
+        /* an eviction may have taken another stream's last access: "mixed" is then kept until the
+         * next pruning, which only costs a search that finds nothing */
+        r->ring_only = r->ring_only == RING_NONE || r->ring_only == a->stream_index ? a->stream_index : RING_MIXED;
     }
     if (ac.initcheck && a->write) {
         add_written(r, a->lo, a->hi);
@@ -417,7 +468,7 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
 
 void hs_access_add_all(const uint64_t *ids, const hs_access *const *accesses, int n)
 {
-    shard *held = NULL; /* a launch's arguments are mostly in one allocation (a pool's arena): one lock */
+    shard *held = NULL;
     for (int i = 0; i < n; i++) {
         const hs_access *a = accesses[i];
         if (!kept(a))
@@ -425,16 +476,10 @@ void hs_access_add_all(const uint64_t *ids, const hs_access *const *accesses, in
         if (a->seq && hs_access_races())
             note_ring_stream(a);
         shard *sh = shard_of(ids[i]);
-        if (sh != held) {
-            if (held)
-                pthread_mutex_unlock(&held->lock);
-            pthread_mutex_lock(&sh->lock);
-            held = sh;
-        }
+        hold(&held, sh);
         add_locked(sh, ids[i], a);
     }
-    if (held)
-        pthread_mutex_unlock(&held->lock);
+    hold(&held, NULL);
 }
 
 void hs_access_forget(uint64_t id)

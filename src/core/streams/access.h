@@ -78,15 +78,18 @@ void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races);
 void hs_access_stream_seen(const hs_stream *s, bool created);
 
 /* An earlier access of allocation `id` on another stream that overlaps a, one of them writing,
- * and that `clock` (what a's stream is ordered after) does not order before it.  An open access
- * (a kernel given a pointer inside an allocation, not its base, that no PyTorch block or region
- * holds: a pool's sub-buffer, whose end nobody says) has a start but no known end: it overlaps
- * only an open access at the same address and an exact one (a copy or memset) containing its
- * address, so kernels on disjoint sub-buffers of one pool are no race, and a copy into the
- * sub-buffer a kernel reads still is.  A pair of call
- * sites is reported once: a pair already found is not found again. */
-bool hs_access_find_race(uint64_t id, uintptr_t base, uint64_t size, const hs_access *a, const hs_vclock *clock,
-                         hs_race *out);
+ * and that the clock of a's stream (what its work is ordered after) does not order before it.
+ * An open access (a kernel given a pointer inside an allocation, not its base, that no PyTorch
+ * block or region holds: a pool's sub-buffer, whose end nobody says) has a start but no known
+ * end: it overlaps only an open access at the same address and an exact one (a copy or memset)
+ * containing its address, so kernels on disjoint sub-buffers of one pool are no race, and a copy
+ * into the sub-buffer a kernel reads still is.  A pair of call sites is reported once: a pair
+ * already found is not found again.
+ * Of one call's accesses[0..n) (allocation ids[i], all on `stream`): the index of the first that
+ * has such a race, *out filled but for alloc_base and alloc_size, or -1.  *clock gets stream's
+ * clock only when some allocation holds another stream's access (else it is not taken). */
+int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *accesses, int n, hs_stream *stream,
+                              hs_vclock *clock, hs_race *out);
 /* initcheck: [lo, hi) of allocation `id` holds bytes never written.  kernel: a kernel reads it,
  * and only a partly written allocation, written by no kernel, is a finding (once per
  * allocation).  open: a kernel's open access (see hs_access_find_race), whose end is not known:
