@@ -233,6 +233,14 @@ static void streams_cap(void)
 
 /* ---- the ledger: rings out of one budget ---- */
 
+/* As a launch records itself: under the stream's lock, with its place in stream order. */
+static void record(hs_stream *s, uint64_t seq, void *arg)
+{
+    hs_launch *l = arg;
+    l->seq = seq;
+    hs_ledger_add_locked(s, l, l->args);
+}
+
 static void ledger_cap(void)
 {
     hs_ledger_init(4, 10);
@@ -242,10 +250,9 @@ static void ledger_cap(void)
         CHECK(s[i] != NULL);
     for (int k = 0; k < 6; k++)
         for (int i = 0; i < 4; i++) {
-            hs_launch l = {
-                .seq = hs_order_enqueue(s[i]), .stamp = hs_order_stamp(), .stream = s[i]->handle, .n_args = 1};
+            hs_launch l = {.stamp = hs_order_stamp(), .stream = s[i]->handle, .n_args = 1};
             l.args[0] = (hs_launch_arg){.state = HS_ARG_LIVE, .alloc_id = 100 + (uint64_t)i, .value = 0x5000};
-            hs_ledger_add(s[i], &l, l.args);
+            hs_order_enqueue_recorded(s[i], record, &l);
         }
     int want[4] = {4, 4, 2, 0}; /* 10 launches: two whole rings, a short one, none */
     for (int i = 0; i < 4; i++) {

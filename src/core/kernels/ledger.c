@@ -1,5 +1,6 @@
-/* The launch ledger (see ledger.h).  Each stream's ring has its own lock: launches on different
- * streams never contend, and the reader (a fault report) is cold.  Rings are made at a stream's
+/* The launch ledger (see ledger.h).  Each stream's ring is kept under that stream's lock, the one
+ * its launch takes for its place in stream order anyway: launches on different streams never
+ * contend, a launch takes one lock for both, and the reader (a fault report) is cold.  Rings are made at a stream's
  * first launch, out of one budget of ledger_max launches (an atomic count, no lock), and are
  * never freed: a stream record that is reused (streams.c) keeps its ring. */
 #include "kernels/ledger.h"
@@ -10,8 +11,7 @@
 #include <string.h>
 
 struct hs_ledger {
-    pthread_mutex_t lock;
-    unsigned cap, head, n;
+    unsigned cap, head, n; /* under the stream's lock */
     hs_launch ring[];
 };
 
@@ -42,7 +42,7 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
+void hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
@@ -56,7 +56,6 @@ void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
             atomic_store_explicit(&s->no_ledger, true, memory_order_relaxed);
             return;
         }
-        pthread_mutex_init(&made->lock, NULL);
         made->cap = cap;
         made->head = made->n = 0;
         if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
@@ -69,7 +68,6 @@ void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
     /* Only the arguments the launch has: a whole record is ~460 bytes, most of them the unused
      * argument slots, and a `rep movs` of all of them was a fifth of a launch's added cost.
      * Readers look at args[0..n_args) only. */
-    pthread_mutex_lock(&lg->lock);
     unsigned at = lg->head + lg->n; /* < 2 cap: no division at every launch */
     hs_launch *slot = &lg->ring[at >= lg->cap ? at - lg->cap : at];
     memcpy(slot, l, offsetof(hs_launch, args));
@@ -78,7 +76,6 @@ void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
         lg->n++;
     else
         lg->head = lg->head + 1 == lg->cap ? 0 : lg->head + 1; /* the oldest is forgotten */
-    pthread_mutex_unlock(&lg->lock);
 }
 
 static void keep_newest(hs_suspects *out, const hs_launch *l)
@@ -115,7 +112,7 @@ static void collect(hs_suspects *out, bool only_pending, int want_ids, const uin
         if (!lg)
             continue;
         uint64_t done = atomic_load(&s->done);
-        pthread_mutex_lock(&lg->lock);
+        pthread_mutex_lock(&s->lock);
         for (unsigned k = 0; k < lg->n; k++) {
             const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
             if (only_pending && l->seq <= done)
@@ -124,7 +121,7 @@ static void collect(hs_suspects *out, bool only_pending, int want_ids, const uin
                 continue;
             keep_newest(out, l);
         }
-        pthread_mutex_unlock(&lg->lock);
+        pthread_mutex_unlock(&s->lock);
     }
 }
 
@@ -160,7 +157,7 @@ void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
     struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
     if (!lg || !seq)
         return;
-    pthread_mutex_lock(&lg->lock);
+    pthread_mutex_lock(&s->lock);
     for (unsigned k = lg->n; k-- > 0;) {
         hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
         if (l->seq == seq) {
@@ -168,7 +165,7 @@ void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
             break;
         }
     }
-    pthread_mutex_unlock(&lg->lock);
+    pthread_mutex_unlock(&s->lock);
 }
 
 bool hs_ledger_last(hs_stream *s, hs_launch *out)
@@ -176,21 +173,10 @@ bool hs_ledger_last(hs_stream *s, hs_launch *out)
     struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
     if (!lg)
         return false;
-    pthread_mutex_lock(&lg->lock);
+    pthread_mutex_lock(&s->lock);
     bool any = lg->n > 0;
     if (any)
         *out = lg->ring[(lg->head + lg->n - 1) % lg->cap];
-    pthread_mutex_unlock(&lg->lock);
+    pthread_mutex_unlock(&s->lock);
     return any;
-}
-
-void hs_ledger_after_fork(void)
-{
-    uint32_t n = hs_stream_count();
-    for (uint32_t i = 0; i < n; i++) {
-        hs_stream *s = hs_stream_by_index(i);
-        struct hs_ledger *lg = s ? atomic_load(&s->ledger) : NULL;
-        if (lg)
-            pthread_mutex_init(&lg->lock, NULL);
-    }
 }

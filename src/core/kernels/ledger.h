@@ -39,9 +39,10 @@ typedef struct hs_suspects {
  * stream's ring is made at its first launch, with what is left of the budget when that is less;
  * once nothing is left, launches on streams without a ring are not remembered (said once). */
 void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
-/* Records a launch on s: l's head and args[0..l->n_args), l->args is not read (under the
- * stream's ledger lock; the ring is made at the first one). */
-void hs_ledger_add(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
+/* Records a launch on s: l's head and args[0..l->n_args), l->args is not read.  s's lock held:
+ * the launch takes its place in stream order and its record under one hold
+ * (hs_order_enqueue_recorded).  The ring is made at the first one. */
+void hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
 /* Every stream's launches that are not known to have completed, newest first. */
 void hs_ledger_suspects(hs_suspects *out);
 /* A GPU memory fault's suspects: the pending launches with a pointer into one of the
@@ -54,6 +55,5 @@ void hs_ledger_withdraw(hs_stream *s, uint64_t seq);
 void hs_ledger_users(uint64_t alloc_id, hs_suspects *out);
 /* The last launch recorded on s (serialize=1: the one just made); false when none. */
 bool hs_ledger_last(hs_stream *s, hs_launch *out);
-void hs_ledger_after_fork(void);
 
 #endif

@@ -185,7 +185,6 @@ static void child_after_fork(void)
     hs_pystacks_after_fork();
     hs_torch_after_fork();
     hs_vmm_after_fork();
-    hs_ledger_after_fork();
     hs_redzones_after_fork();
     hs_kernel_info_after_fork();
     hs_fallback_after_fork();

@@ -183,6 +183,20 @@ void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 
 /* ---- launches ---- */
 
+/* What a launch's ledger record needs, handed to hs_order_enqueue_recorded. */
+typedef struct launch_record {
+    hs_launch *head;
+    const hs_launch_arg *args;
+} launch_record;
+
+/* Under the stream's lock, with the launch's place in stream order: its record. */
+static void record_launch(hs_stream *s, uint64_t seq, void *arg)
+{
+    launch_record *r = arg;
+    r->head->seq = seq;
+    hs_ledger_add_locked(s, r->head, r->args);
+}
+
 void hs_model_launch(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
@@ -194,7 +208,6 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
      * and copying all eight argument slots twice was most of this function's cost). */
     hs_launch l;
     memset(&l, 0, offsetof(hs_launch, args));
-    l.seq = hs_order_enqueue(s);
     l.stamp = hs_order_stamp();
     l.time_ns = hs_coarse_ns();
     l.stream = c->stream;
@@ -207,29 +220,32 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     l.api = c->api;
     l.kernel_ref = c->kernel_ref;
     l.n_args = f->n_args;
+    for (int i = 0; i < 3; i++) {
+        l.grid[i] = c->grid[i];
+        l.block[i] = c->block[i];
+    }
+    /* Its place in stream order and its ledger record under one hold of the stream's lock; a
+     * launch captured into a graph gets neither (it runs when the graph does). */
+    launch_record rec = {&l, f->args};
+    l.seq = hs_order_enqueue_recorded(s, record_launch, &rec);
     st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
     if (HS_UNLIKELY(f->access != NULL) && l.seq)
         hs_model_accesses(c, st, l.seq);
     if (!l.seq)
-        return;                                          /* captured into a graph: it runs when the graph does */
+        return;
     if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;
                                                            * no function: the runtime refuses it, unboxed */
         hs_host_fn fn = c->host_callback ? NULL : (hs_host_fn)c->kernel;
         hs_stream_callback cb = c->host_callback ? (hs_stream_callback)c->kernel : NULL;
         st->host_box = hs_order_host_fn_box(c->stream, l.seq, fn, cb, c->host_data);
     }
-    for (int i = 0; i < 3; i++) {
-        l.grid[i] = c->grid[i];
-        l.block[i] = c->block[i];
-    }
     for (int i = 0; i < f->n_args; i++) {
         const hs_launch_arg *a = &f->args[i];
         if (a->redzone && a->state == HS_ARG_LIVE) /* its redzone is read back at the next sync */
             hs_redzone_touch(a->value - (uintptr_t)a->offset, a->alloc_size, a->redzone, a->alloc_id);
     }
-    hs_ledger_add(s, &l, f->args);
 }
 
 /* ---- modules ---- */

@@ -268,7 +268,7 @@ void hs_order_complete_clock(const hs_vclock *clock)
     }
 }
 
-uint64_t hs_order_enqueue(hs_stream *s)
+uint64_t hs_order_enqueue_recorded(hs_stream *s, void (*record)(hs_stream *, uint64_t, void *), void *arg)
 {
     if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
         return 0;
@@ -276,9 +276,13 @@ uint64_t hs_order_enqueue(hs_stream *s)
     legacy_order_locked(s);
     retire_locked(s);
     uint64_t seq = next_seq_locked(s);
+    if (record)
+        record(s, seq, arg);
     pthread_mutex_unlock(&s->lock);
     return seq;
 }
+
+uint64_t hs_order_enqueue(hs_stream *s) { return hs_order_enqueue_recorded(s, NULL, NULL); }
 
 static atomic_uint_fast64_t completions;
 

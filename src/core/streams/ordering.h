@@ -25,6 +25,10 @@ void hs_order_append(hs_stream *s, hs_pending_op *op);
 /* Work that touches no host range (a kernel): it only takes the stream's next operation number,
  * which says when it is known complete.  0 while s is captured. */
 uint64_t hs_order_enqueue(hs_stream *s);
+/* hs_order_enqueue, and then, while the stream's lock is still held, record(s, seq, arg) unless
+ * the stream is being captured (0 is returned): what is kept in stream order (the launch ledger)
+ * takes no lock of its own. */
+uint64_t hs_order_enqueue_recorded(hs_stream *s, void (*record)(hs_stream *s, uint64_t seq, void *arg), void *arg);
 
 /* Free-while-pending: a pending operation, on a stream other than `freeing` (NULL: any stream,
  * for host frees that happen now), that uses allocation `alloc_id` or the host range
