@@ -9,7 +9,7 @@
 atomic_bool hs_access_live;
 static atomic_bool races_live;
 
-enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096 };
+enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096, COUNTED_STREAMS = 1024 };
 
 enum { RING_NONE = UINT32_MAX, RING_MIXED = UINT32_MAX - 1 };
 
@@ -49,13 +49,15 @@ static struct {
     atomic_bool full_said, ring_said, ranges_said;
     atomic_bool full;      /* access_max was reached: a missing record is not "never written" */
     uint32_t first_stream; /* index of the first non-null stream seen; 0: none */
-    /* The stream of every access the histories ever held (RING_NONE: none yet, RING_MIXED:
-     * several): while it is one stream, a call on that stream has nothing to race with, and its
-     * search takes no lock (an engine's one compute stream: ggml). */
-    _Atomic uint32_t ring_stream;
+    /* Which streams the histories hold, counted over records by their ring_only: a call on the
+     * one stream that every non-empty history holds alone (an engine's compute stream between
+     * two synchronisations: ggml) has nothing to race with, and searches without a lock. */
+    atomic_uint mixed_records;              /* ring_only RING_MIXED, or a stream past COUNTED_STREAMS */
+    atomic_uint single_records;             /* ring_only one stream */
+    atomic_uint single_of[COUNTED_STREAMS]; /* ... that stream */
     atomic_uint created;
     _Atomic uint64_t reported[REPORTED_SLOTS];
-} ac = {.history = 16, .max = 65536, .ring_stream = UINT32_MAX};
+} ac = {.history = 16, .max = 65536};
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
@@ -105,6 +107,40 @@ void hs_access_stream_seen(const hs_stream *s, bool created)
 
 static shard *shard_of(uint64_t id) { return &ac.shards[(id * 0x9E3779B97F4A7C15ull) >> 58]; }
 static uint32_t bucket_of(uint64_t id) { return (uint32_t)((id * 0xC2B2AE3D27D4EB4Full) >> 54) % BUCKETS; }
+
+/* A record's ring_only counted in (delta 1) or out (delta -1, as unsigned) of the totals. */
+static void count_ring(uint32_t only, unsigned delta)
+{
+    if (only == RING_NONE)
+        return;
+    if (only == RING_MIXED || only >= COUNTED_STREAMS) {
+        atomic_fetch_add_explicit(&ac.mixed_records, delta, memory_order_release);
+        return;
+    }
+    atomic_fetch_add_explicit(&ac.single_records, delta, memory_order_release);
+    atomic_fetch_add_explicit(&ac.single_of[only], delta, memory_order_release);
+}
+
+/* Shard lock held.  The new count goes in before the old one goes out: a reader in between sees
+ * one stream too many, never one too few. */
+static void set_ring_only(rec *r, uint32_t only)
+{
+    if (r->ring_only == only)
+        return;
+    count_ring(only, 1);
+    count_ring(r->ring_only, (unsigned)-1);
+    r->ring_only = only;
+}
+
+/* Whether every access the histories hold is of stream `me` (or there is none). */
+static bool only_mine_anywhere(uint32_t me)
+{
+    if (atomic_load_explicit(&ac.mixed_records, memory_order_acquire))
+        return false;
+    unsigned singles = atomic_load_explicit(&ac.single_records, memory_order_acquire);
+    return !singles ||
+           (me < COUNTED_STREAMS && singles == atomic_load_explicit(&ac.single_of[me], memory_order_acquire));
+}
 
 /* Shard lock held. */
 static rec *find(shard *sh, uint64_t id)
@@ -187,6 +223,8 @@ static bool first_report(uintptr_t a, uintptr_t b)
     return true; /* the table is crowded: said again rather than never */
 }
 
+static void forget_needless(rec *r, const hs_access *a);
+
 /* Shard lock held: whether r's ring holds an access of another stream than a's. */
 static bool others_in(const rec *r, const hs_access *a)
 {
@@ -239,8 +277,7 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
 {
     if (!hs_access_races() || !stream || n <= 0)
         return -1;
-    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_acquire);
-    if (only == RING_NONE || only == accesses[0]->stream_index)
+    if (only_mine_anywhere(accesses[0]->stream_index))
         return -1; /* every access remembered is this stream's own (a call's accesses share its stream) */
     /* First whether any of the allocations holds another stream's access: mostly none (an
      * engine's arena between two synchronisations), and then no clock is needed. */
@@ -249,7 +286,14 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
     for (int i = 0; i < n && !others; i++) {
         shard *sh = shard_of(ids[i]);
         hold(&held, sh);
-        others = others_in(find(sh, ids[i]), accesses[i]);
+        rec *r = find(sh, ids[i]);
+        if (others_in(r, accesses[i]) && r->scanned_at != hs_order_completions()) {
+            /* another stream's accesses, perhaps done since: forgotten if so, and the history
+             * holds this stream's alone again (a synchronised copy of an engine's inputs) */
+            r->scanned_at = hs_order_completions();
+            forget_needless(r, NULL);
+        }
+        others = others_in(r, accesses[i]);
     }
     hold(&held, NULL);
     if (!others)
@@ -380,7 +424,7 @@ static bool covers(const hs_access *later, const hs_access *old)
            later->hi >= old->hi && (later->write || !old->write) && (!later->assumed || old->assumed);
 }
 
-/* Shard lock held: drops from r's ring the accesses `a` covers and those whose stream has
+/* Shard lock held: drops from r's ring the accesses `a` (if not NULL) covers and those whose stream has
  * finished them (nothing enqueued from now on can race with them), so that an allocation an
  * engine uses over and over on its streams keeps one access per stream and kind, not the last
  * access_history of them.  Compacted where it lies, oldest first from head: an engine's pool
@@ -398,7 +442,7 @@ static void forget_needless(rec *r, const hs_access *a)
             known = t != NULL;
             done = known ? atomic_load(&t->done) : 0;
         }
-        if ((known && done >= old->seq) || covers(a, old))
+        if ((known && done >= old->seq) || (a && covers(a, old)))
             continue;
         if (kept != k)
             r->ring[ring_at(r, kept)] = *old;
@@ -406,23 +450,12 @@ static void forget_needless(rec *r, const hs_access *a)
         only = only == RING_NONE || only == old->stream_index ? old->stream_index : RING_MIXED;
     }
     r->n = kept;
-    r->ring_only = only;
+    set_ring_only(r, only);
 }
 
 /* Whether a is remembered at all: synchronous and reading, it is complete, and nothing later
  * can race with it. */
 static bool kept(const hs_access *a) { return (a->seq && hs_access_races()) || (ac.initcheck && a->write); }
-
-/* a goes into a history: is it another stream's than every access before it? */
-static void note_ring_stream(const hs_access *a)
-{
-    uint32_t only = atomic_load_explicit(&ac.ring_stream, memory_order_relaxed);
-    while (only != a->stream_index && only != RING_MIXED &&
-           !atomic_compare_exchange_weak_explicit(&ac.ring_stream, &only,
-                                                  only == RING_NONE ? a->stream_index : RING_MIXED,
-                                                  memory_order_acq_rel, memory_order_relaxed))
-        ;
-}
 
 /* Shard lock held. */
 static void add_locked(shard *sh, uint64_t id, const hs_access *a)
@@ -453,7 +486,7 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
         r->n++;
         /* an eviction may have taken another stream's last access: "mixed" is then kept until the
          * next pruning, which only costs a search that finds nothing */
-        r->ring_only = r->ring_only == RING_NONE || r->ring_only == a->stream_index ? a->stream_index : RING_MIXED;
+        set_ring_only(r, r->ring_only == RING_NONE || r->ring_only == a->stream_index ? a->stream_index : RING_MIXED);
     }
     if (ac.initcheck && a->write) {
         add_written(r, a->lo, a->hi);
@@ -473,8 +506,6 @@ void hs_access_add_all(const uint64_t *ids, const hs_access *const *accesses, in
         const hs_access *a = accesses[i];
         if (!kept(a))
             continue;
-        if (a->seq && hs_access_races())
-            note_ring_stream(a);
         shard *sh = shard_of(ids[i]);
         hold(&held, sh);
         add_locked(sh, ids[i], a);
@@ -491,6 +522,7 @@ void hs_access_forget(uint64_t id)
             if ((*p)->id == id) {
                 rec *r = *p;
                 *p = r->next;
+                count_ring(r->ring_only, (unsigned)-1);
                 free(r);
                 atomic_fetch_sub(&ac.records, 1);
                 break;
