@@ -225,6 +225,21 @@ static bool first_report(uintptr_t a, uintptr_t b)
 
 static void forget_needless(rec *r, const hs_access *a);
 
+/* Shard lock held: whether a pruning of r's ring could find an access done.  A ring of one
+ * stream holds its accesses in that stream's order, so if its oldest is not done none is (an
+ * engine's compute stream between two synchronisations: the completions of its other streams
+ * would otherwise make every launch walk the arena's whole history for nothing). */
+static bool maybe_done(const rec *r)
+{
+    if (!r->n)
+        return false;
+    if (r->ring_only == RING_MIXED)
+        return true;
+    const hs_access *oldest = &r->ring[r->head];
+    hs_stream *t = hs_stream_by_index(oldest->stream_index);
+    return t && atomic_load(&t->done) >= oldest->seq;
+}
+
 /* Shard lock held: whether r's ring holds an access of another stream than a's. */
 static bool others_in(const rec *r, const hs_access *a)
 {
@@ -291,7 +306,8 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
             /* another stream's accesses, perhaps done since: forgotten if so, and the history
              * holds this stream's alone again (a synchronised copy of an engine's inputs) */
             r->scanned_at = hs_order_completions();
-            forget_needless(r, NULL);
+            if (maybe_done(r))
+                forget_needless(r, NULL);
         }
         others = others_in(r, accesses[i]);
     }
@@ -467,10 +483,9 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
         /* An open access covers nothing, and no access is done that was not at the last
          * pruning unless a stream completed work since: then there is nothing to drop. */
         uint64_t completions = hs_order_completions();
-        if (!a->open || r->scanned_at != completions) {
+        if (!a->open || (r->scanned_at != completions && maybe_done(r)))
             forget_needless(r, a);
-            r->scanned_at = completions;
-        }
+        r->scanned_at = completions;
         if (r->n == ac.history) {
             const hs_access *old = &r->ring[r->head];
             hs_stream *t = hs_stream_by_index(old->stream_index);
