@@ -107,38 +107,29 @@ static ptrdiff_t last_span_at_or_below(const hs_span_block *blk, size_t n, uintp
 /* The hint slot of an address. */
 static size_t hint_slot(uintptr_t addr) { return (size_t)(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> 54); }
 
-/* Whether hint h (block + 1, span) is where addr falls: its span's base is at or below addr and
- * the next span's (in its block, else the next block's first) above it.  Then it is exactly what
- * the searches would find.  Every load is clamped as the searches' are. */
-static bool hint_holds(hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h,
-                       ptrdiff_t *b, ptrdiff_t *i)
+/* The block hint h (block + 1, span) names, when addr still falls in it: its key at or below
+ * addr and the next block's above; -1 otherwise.  Every load is clamped as the searches' are. */
+static ptrdiff_t hinted_block(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h)
 {
-    size_t hb = (size_t)(h >> 32) - 1, hi = (uint32_t)h;
-    if (!h || hb >= nblocks)
-        return false;
-    const hs_span_block *blk = dir[hb];
-    if (!blk)
-        return false;
-    size_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
-    if (hi >= n || blk->bases[hi] > addr)
-        return false;
-    if (hi + 1 < n ? blk->bases[hi + 1] <= addr : hb + 1 < nblocks && keys[hb + 1] <= addr)
-        return false;
-    *b = (ptrdiff_t)hb, *i = (ptrdiff_t)hi;
-    return true;
+    size_t hb = (size_t)(h >> 32) - 1;
+    if (!h || hb >= nblocks || keys[hb] > addr || (hb + 1 < nblocks && keys[hb + 1] <= addr))
+        return -1;
+    return (ptrdiff_t)hb;
 }
 
 /* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
  * base <= addr).  Readers and writers alike; readers clamp what they read.  The hint for addr
- * first; a search refreshes it. */
+ * first: its span when that is still the one (its base at or below addr, the next one's above),
+ * else a search of its block when addr still falls in that one (spans moved within the block:
+ * a block was inserted or removed before it), else the two searches; either refreshes it. */
 static void locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr,
                    ptrdiff_t *b, ptrdiff_t *i)
 {
     _Atomic uint64_t *hint = &ix->hints[hint_slot(addr)];
     uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
-    if (hint_holds(dir, keys, nblocks, addr, h, b, i))
-        return;
-    *b = last_key_at_or_below(keys, nblocks, addr);
+    *b = hinted_block(keys, nblocks, addr, h);
+    if (*b < 0)
+        *b = last_key_at_or_below(keys, nblocks, addr);
     *i = -1;
     if (*b < 0)
         return;
@@ -147,7 +138,12 @@ static void locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t
         *b = -1;
         return;
     }
-    uint32_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK;
+    size_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK, hi = (uint32_t)h;
+    if ((size_t)(h >> 32) == (size_t)*b + 1 && hi < n && blk->bases[hi] <= addr &&
+        (hi + 1 >= n || blk->bases[hi + 1] > addr)) {
+        *i = (ptrdiff_t)hi; /* the hinted span: the next one is above addr (in this block, or the next block's first) */
+        return;
+    }
     *i = last_span_at_or_below(blk, n, addr);
     if (*i >= 0)
         atomic_store_explicit(hint, ((uint64_t)(*b + 1) << 32) | (uint32_t)*i, memory_order_relaxed);
