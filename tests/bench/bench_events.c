@@ -10,9 +10,11 @@
  * (BENCH_NONBLOCKING=1: on a non-blocking stream, which turns stream-race tracking on)
  * and, only when KINDS names it:
  *   arena   hipModuleLaunchKernel of `scale` with two interior pointers of one 64 MiB allocation,
- *           at offsets that move through 32 tensors, a stream sync every 64 launches (an engine's
- *           graph over its pool arena: ggml); with BENCH_NONBLOCKING=1, what stream-race tracking
- *           costs when every launch touches the one allocation
+ *           at offsets that move through 32 tensors, a stream sync every 64 launches, and before
+ *           each 64 an async H2D of the inputs into the arena on a second stream, synchronised
+ *           (an engine's graph over its pool arena, its inputs set through another stream: ggml);
+ *           with BENCH_NONBLOCKING=1, what stream-race tracking costs when every launch touches
+ *           the one allocation that two streams use
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -139,8 +141,15 @@ int main(int argc, char **argv)
             return 1;
         float *a_out, *a_in;
         void *a_params[] = {&a_out, &a_in, &n, &k};
+        hipStream_t inputs;
+        hipStreamCreate(&inputs);
+        char tokens[1024] = {0};
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
+            if ((c & 63) == 0) {
+                hipMemcpyAsync(arena, tokens, sizeof tokens, hipMemcpyHostToDevice, inputs);
+                hipStreamSynchronize(inputs);
+            }
             a_out = (float *)(arena + (((size_t)c % 32) + 1) * (1 << 20));
             a_in = (float *)(arena + (((size_t)c + 7) % 32) * (1 << 20) + 256);
             hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, a_params, NULL);
