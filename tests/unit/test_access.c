@@ -136,6 +136,32 @@ static void test_first_of_several(void)
     CHECK_EQ(r.alloc_id, 11);
 }
 
+/* A later exact access of A that covers an earlier one (its bytes and more, a write where it
+ * wrote) takes its place, past the open ones between them: B's race names the later one. */
+static void test_covered_past_open_ones(void)
+{
+    bool taken = false;
+    hs_access first = on(sa, 0, 256, true, false);
+    add(20, first);
+    add(20, on(sa, 64, 65, false, true));
+    add(20, on(sa, 128, 129, false, true));
+    hs_access later = on(sa, 0, 512, true, false);
+    add(20, later);
+    uint64_t id = 20;
+    hs_race r;
+    hs_access x = on(sb, 0, 16, false, false);
+    CHECK_EQ(search(&id, &x, 1, sb, &r, &taken), 0);
+    CHECK_EQ(r.other.caller, later.caller);
+    /* not covered: a read does not cover a write, nor a shorter range a longer one */
+    add(21, on(sa, 0, 256, true, false));
+    add(21, on(sa, 0, 512, false, false));
+    add(21, on(sa, 0, 128, true, false));
+    id = 21;
+    x = on(sb, 200, 210, false, false);
+    CHECK_EQ(search(&id, &x, 1, sb, &r, &taken), 0);
+    CHECK(r.other.write && r.other.hi == 256);
+}
+
 int main(void)
 {
     setup();
@@ -143,5 +169,6 @@ int main(void)
     test_pruned_history();
     test_eviction_keeps_others();
     test_first_of_several();
+    test_covered_past_open_ones();
     return UNIT_DONE();
 }

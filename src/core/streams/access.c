@@ -32,6 +32,9 @@ typedef struct rec {
     uint32_t ring_only;
     range written[HS_WRITTEN_MAX];
     hs_access last_write; /* the last write not by a kernel */
+    /* A bit per ring slot: it holds an exact access (not open), the only kind a later access can
+     * cover.  An exact access looks at these alone, not at every open one between them. */
+    uint64_t *exact;
     hs_access ring[];
 } rec;
 
@@ -142,6 +145,13 @@ static bool only_mine_anywhere(uint32_t me)
            (me < COUNTED_STREAMS && singles == atomic_load_explicit(&ac.single_of[me], memory_order_acquire));
 }
 
+static uint32_t exact_words(void) { return (ac.history + 63) / 64; }
+static void mark_exact(rec *r, uint32_t slot, bool exact)
+{
+    uint64_t bit = 1ull << (slot % 64);
+    r->exact[slot / 64] = exact ? r->exact[slot / 64] | bit : r->exact[slot / 64] & ~bit;
+}
+
 /* Shard lock held. */
 static rec *find(shard *sh, uint64_t id)
 {
@@ -169,9 +179,10 @@ static rec *find_or_make(shard *sh, uint64_t id)
     }
     if (!sh->buckets && !(sh->buckets = calloc(BUCKETS, sizeof *sh->buckets)))
         goto oom;
-    r = calloc(1, sizeof *r + ac.history * sizeof r->ring[0]);
+    r = calloc(1, sizeof *r + ac.history * sizeof r->ring[0] + exact_words() * sizeof(uint64_t));
     if (!r)
         goto oom;
+    r->exact = (uint64_t *)&r->ring[ac.history];
     r->id = id;
     r->ring_only = RING_NONE;
     uint32_t b = bucket_of(id);
@@ -458,7 +469,7 @@ static void forget_needless(rec *r, const hs_access *a)
             known = t != NULL;
             done = known ? atomic_load(&t->done) : 0;
         }
-        if ((known && done >= old->seq) || (a && covers(a, old)))
+        if (!old->seq || (known && done >= old->seq) || (a && covers(a, old)))
             continue;
         if (kept != k)
             r->ring[ring_at(r, kept)] = *old;
@@ -467,6 +478,25 @@ static void forget_needless(rec *r, const hs_access *a)
     }
     r->n = kept;
     set_ring_only(r, only);
+    memset(r->exact, 0, exact_words() * sizeof(uint64_t));
+    for (uint32_t k = 0; k < kept; k++)
+        if (!r->ring[ring_at(r, k)].open)
+            mark_exact(r, ring_at(r, k), true);
+}
+
+/* Shard lock held: the exact accesses `a` covers are dropped where they lie (their seq cleared:
+ * no search looks at them, the next pruning takes them out) without walking the open ones. */
+static void forget_covered(rec *r, const hs_access *a)
+{
+    for (uint32_t w = 0; w < exact_words(); w++)
+        for (uint64_t bits = r->exact[w]; bits; bits &= bits - 1) {
+            uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            hs_access *old = &r->ring[slot];
+            if (old->seq && covers(a, old)) {
+                old->seq = 0;
+                mark_exact(r, slot, false);
+            }
+        }
 }
 
 /* Whether a is remembered at all: synchronous and reading, it is complete, and nothing later
@@ -483,11 +513,14 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
         /* An open access covers nothing, and no access is done that was not at the last
          * pruning unless a stream completed work since: then there is nothing to drop. */
         uint64_t completions = hs_order_completions();
-        if (!a->open || (r->scanned_at != completions && maybe_done(r)))
+        if (r->scanned_at != completions && maybe_done(r))
             forget_needless(r, a);
+        else if (!a->open)
+            forget_covered(r, a);
         r->scanned_at = completions;
         if (r->n == ac.history) {
             const hs_access *old = &r->ring[r->head];
+            mark_exact(r, r->head, false);
             hs_stream *t = hs_stream_by_index(old->stream_index);
             if (t && atomic_load(&t->done) < old->seq && !atomic_load_explicit(&ac.ring_said, memory_order_relaxed) &&
                 !atomic_exchange(&ac.ring_said, true))
@@ -498,6 +531,7 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
             r->n--;
         }
         r->ring[ring_at(r, r->n)] = *a;
+        mark_exact(r, ring_at(r, r->n), !a->open);
         r->n++;
         /* an eviction may have taken another stream's last access: "mixed" is then kept until the
          * next pruning, which only costs a search that finds nothing */
