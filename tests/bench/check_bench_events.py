@@ -7,7 +7,8 @@ keep one access per stream) and its stacks are walked a few times, not at every 
 paths (allocations through one helper from four paths that differ only further out) walks a few
 times too (the stack cache keeps such stacks side by side); its arena (launches into one pool
 allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py compiles,
-answers --help and plans with --dry-run.
+answers --help and plans with --dry-run, and its per-token profile subtracts one sampled length from
+another as it should.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
 import re
@@ -72,6 +73,33 @@ for extra in (["--help"], ["--dry-run"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
         problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
+# The per-token profile: microseconds a token from two sampled lengths, loading subtracted.
+sys.path.insert(0, os.path.dirname(os.path.abspath(engines)))
+import bench_engines  # noqa: E402
+
+
+def report(plain, shadow):
+    return [f"SAMPLES plain {plain[0]} files 3 cpu_ns=1 wall_ns={plain[1]:.0f}",
+            f"MODULE plain 50.00 {plain[2]} libc.so.6",
+            f"SAMPLES hipshadow {shadow[0]} files 3 wall_ns={shadow[1]:.0f}",
+            f"MODULE hipshadow 40.00 {shadow[2]} libc.so.6",
+            f"MODULE hipshadow 10.00 {shadow[3]} libhipshadow-cuda.so",
+            f"FUNCTION hipshadow 5.00 {shadow[4]} libhipshadow-cuda.so hs_pm_find"]
+
+
+# long: 1000 and 1200 samples of 1 ms; short: a fifth of the tokens, loading included in both
+long = bench_engines.parse_report(report((1000, 1e9, 500), (1200, 1.2e9, 500, 200, 150)))
+short = bench_engines.parse_report(report((200, 2e8, 100), (220, 2.2e8, 100, 20, 15)))
+got = bench_engines.per_token_lines("e", long, short, 100)
+want = ["PERTOKEN e TOTAL plain 8000.0 us hipshadow 9800.0 us added +1800.0 us",
+        "PERTOKEN e MODULE added +1800.0 us plain 0.0 hipshadow 1800.0 libhipshadow-cuda.so",
+        "PERTOKEN e MODULE added +0.0 us plain 4000.0 hipshadow 4000.0 libc.so.6",
+        "PERTOKEN e FUNCTION added +1350.0 us plain 0.0 hipshadow 1350.0 libhipshadow-cuda.so hs_pm_find"]
+if got != want:
+    problems.append("bench_engines.py per-token profile: got " + repr(got))
+if not bench_engines.per_token_lines("e", bench_engines.parse_report(report((0, 0, 0), (1, 1, 1, 1, 1))), None,
+                                     1)[0].startswith("NOTE e: no per-token profile"):
+    problems.append("bench_engines.py per-token profile: a side without samples was not said")
 for line in problems:
     print("FAIL:", line)
 print("ok" if not problems else f"{len(problems)} problems")

@@ -13,8 +13,10 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             simulator (bench_events: the host CPU's share)
   profile   where the time goes, plain and under hipshadow (tools/sampler, which needs no
             profiler on the machine): each side's share by module, and the functions of
-            hipshadow and libc (its locks and copies), summed over --profile-runs runs; PyTorch
-            is sampled over its timed generates only
+            hipshadow and libc (its locks and copies), summed over --profile-runs runs; and
+            microseconds a token by module and function, plain, under hipshadow and added.
+            PyTorch is sampled over its timed generates only; ggml, whose runs are sampled
+            whole, at T and 4T tokens, and the first subtracted, so model loading drops out
   predicted counts x costs per token, beside the measured added time per token
   rounds    each round runs the engine plain, then under each variant of hipshadow, so every
             variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
@@ -40,9 +42,12 @@ Output lines (one per fact, grep-able):
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
   PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
+  PERTOKEN <engine/variant> TOTAL plain <us> us hipshadow <us> us added <us> us
+  PERTOKEN <engine/variant> MODULE|FUNCTION added <us> us plain <us> hipshadow <us> <module> [<function>]
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
 (taskset, default 2-5: batch-1 decoding is bound by the launching CPU)."""
 import argparse
+import collections
 import os
 import re
 import shutil
@@ -129,6 +134,9 @@ class Workload:
 class TorchGPT2(Workload):
     runs = 3
     sample_whole = False  # torch_gpt2.py raises SIGUSR2 around its timed generates
+
+    def tokens_sampled(self, tokens):
+        return self.runs * tokens  # the window holds the timed generates
     own_costs = {"launch": "launch_torch", "block": "block_torch"}
 
     def cmd(self, tokens):
@@ -347,30 +355,106 @@ def build_dir():
         "HS_LAUNCHER", os.path.join(root, "build", "tools", "hipshadow")))))
 
 
-def profile(w, tokens, runs):
-    """The engine sampled plain and under hipshadow, in turn, runs times; report.py's lines."""
+def sample(w, tokens, runs, tmp, top):
+    """The engine sampled plain and under hipshadow, in turn, runs times; report.py's lines, or
+    None when a run failed or the sampler is not built."""
     sampler = os.path.join(build_dir(), "tools", "sampler", "libhipshadow-sampler.so")
     if not os.path.exists(sampler):
         print(f"NOTE {w.name}: no profile: {sampler} is not built", flush=True)
-        return
+        return None
+    os.makedirs(tmp, exist_ok=True)
+    for _ in range(runs):
+        for side, preload in (("plain", False), ("hipshadow", True)):
+            env = {"LD_PRELOAD": sampler, "HS_SAMPLER_OUT": os.path.join(tmp, side)}
+            if w.sample_whole:
+                env["HS_SAMPLER_ALL"] = "1"
+            s, why = w.run(tokens, preload, env_extra=env)
+            if s is None:
+                print(f"NOTE {w.name}: profile run ({side}) failed: {why}", flush=True)
+                return None
+    files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp))]
+    r = subprocess.run([sys.executable, os.path.join(root, "tools", "sampler", "report.py"), "--focus",
+                        "libhipshadow,libc.so", "--top", str(top)] + files, capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode:
+        print(f"NOTE {w.name}: report.py: {r.stderr.strip()[-300:]}", flush=True)
+    return r.stdout.splitlines()
+
+
+def parse_report(lines):
+    """report.py's lines by side: samples, wall ns, and the count of each module and function."""
+    sides = {}
+    for line in lines:
+        f = line.split(" ")
+        if len(f) < 5 or f[0] not in ("SAMPLES", "MODULE", "FUNCTION"):
+            continue
+        side = sides.setdefault(f[1], {"n": 0, "wall_ns": 0.0, "items": collections.Counter()})
+        if f[0] == "SAMPLES":
+            side["n"] = int(f[2])
+            for kv in f[5:]:
+                if kv.startswith("wall_ns=") and kv[8:] != "n/a":
+                    side["wall_ns"] = float(kv[8:])
+        else:
+            side["items"][" ".join([f[0]] + f[4:])] += int(f[3])
+    return sides
+
+
+def per_token_lines(name, long, short, tokens):
+    """PERTOKEN lines: each module's and function's microseconds a token, plain and under
+    hipshadow, from the samples of `long` less those of `short` (None: `long` alone), over
+    `tokens` tokens a side; a sample is worth its side's wall time over its samples."""
+    out = []
+    us = {}
+    for side in ("plain", "hipshadow"):
+        lo, sh = long.get(side), (short or {}).get(side)
+        if not lo or not lo["n"] or not lo["wall_ns"]:
+            return [f"NOTE {name}: no per-token profile: the {side} side has no samples"]
+        period = lo["wall_ns"] / lo["n"] / 1000.0
+        counts = collections.Counter(lo["items"])
+        wall = lo["wall_ns"]
+        if sh:
+            counts.subtract(sh["items"])
+            wall -= sh["wall_ns"]
+        us[side] = ({k: c * period / tokens for k, c in counts.items()}, wall / 1000.0 / tokens)
+    out.append(f"PERTOKEN {name} TOTAL plain {us['plain'][1]:.1f} us hipshadow {us['hipshadow'][1]:.1f} us "
+               f"added {us['hipshadow'][1] - us['plain'][1]:+.1f} us")
+    keys = set(us["plain"][0]) | set(us["hipshadow"][0])
+    rows = sorted(((us["hipshadow"][0].get(k, 0.0) - us["plain"][0].get(k, 0.0), k) for k in keys), reverse=True)
+    for kind, top in (("MODULE", 12), ("FUNCTION", 25)):
+        for added, k in [r for r in rows if r[1].startswith(kind + " ")][:top]:
+            out.append(f"PERTOKEN {name} {kind} added {added:+.1f} us plain {us['plain'][0].get(k, 0.0):.1f} "
+                       f"hipshadow {us['hipshadow'][0].get(k, 0.0):.1f} {k[len(kind) + 1:]}")
+    return out
+
+
+def profile(w, tokens, runs):
+    """Where a token's time goes: the engine sampled plain and under hipshadow.  PROFILE lines
+    are report.py's shares; PERTOKEN lines are microseconds a token by module and function.  A
+    workload sampled whole (ggml: model loading is in the run) is sampled at `tokens` and at 4x
+    as many, and the difference taken, so loading drops out; one that marks its timed part
+    (PyTorch's generates) is sampled over that part alone."""
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(runs):
-            for side, preload in (("plain", False), ("hipshadow", True)):
-                env = {"LD_PRELOAD": sampler, "HS_SAMPLER_OUT": os.path.join(tmp, side)}
-                if w.sample_whole:
-                    env["HS_SAMPLER_ALL"] = "1"
-                s, why = w.run(tokens, preload, env_extra=env)
-                if s is None:
-                    print(f"NOTE {w.name}: profile run ({side}) failed: {why}", flush=True)
-                    return
-        files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp))]
-        r = subprocess.run([sys.executable, os.path.join(root, "tools", "sampler", "report.py"), "--focus",
-                            "libhipshadow,libc.so", "--top", "25"] + files, capture_output=True, text=True,
-                           timeout=300)
-        for line in r.stdout.splitlines():
+        long_tokens = tokens * 4 if w.sample_whole else tokens
+        long = sample(w, long_tokens, runs, os.path.join(tmp, "long"), 200)
+        if long is None:
+            return
+        listed = collections.Counter()
+        for line in long:  # each side's 25 functions ahead
+            f = line.split(" ")
+            if f[0] == "FUNCTION" and len(f) > 1:
+                listed[f[1]] += 1
+                if listed[f[1]] > 25:
+                    continue
             print(f"PROFILE {w.name} {line}", flush=True)
-        if r.returncode:
-            print(f"NOTE {w.name}: report.py: {r.stderr.strip()[-300:]}", flush=True)
+        short = None
+        if w.sample_whole:
+            lines = sample(w, tokens, runs, os.path.join(tmp, "short"), 200)
+            if lines is None:
+                return
+            short = parse_report(lines)
+        sampled_tokens = runs * (long_tokens - tokens if w.sample_whole else w.tokens_sampled(tokens))
+        for line in per_token_lines(w.name, parse_report(long), short, sampled_tokens):
+            print(line, flush=True)
 
 
 def predict(w, per, cost, plain_s, shadow_s):
@@ -398,7 +482,7 @@ def plan(args):
     steps = [("costs", 60, "costs")]
     if "ggml" in args.engines:
         steps += [("ggml build (GGML_REUSE=1: none)", 0, None), ("ggml counts", 10, "counts"),
-                  (f"ggml profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 3, "profile"),
+                  (f"ggml profile ({args.profile_runs} runs a side, T and 4T tokens)", args.profile_runs * 2 * 8, "profile"),
                   (f"ggml {args.pairs} rounds", args.pairs * 2 * 3 * args.best_of, "rounds")]
     if "torch" in args.engines:
         steps += [("torch event costs (torch_event_cost.py)", 60, "costs"), ("torch counts (3 variants)", 75, "counts"),
