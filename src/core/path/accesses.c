@@ -6,7 +6,7 @@
  * inside an allocation, not its base, that no block or region holds (a sub-buffer of a pool
  * allocator's arena: JAX's BFC, ggml, PyTorch with torch_blocks=0) is an open access: its end
  * is not known, and it meets only an access at the same address or a copy or memset containing
- * that address (hs_access_find_race), so two kernels on disjoint sub-buffers are no race. */
+ * that address (hs_access_find_first_race), so two kernels on disjoint sub-buffers are no race. */
 #include "path/accesses.h"
 #include "kernels/kernel_info.h"
 #include "process/stacks.h"

@@ -121,7 +121,7 @@ static ptrdiff_t hinted_block(const uintptr_t *keys, size_t nblocks, uintptr_t a
  * base <= addr).  Readers and writers alike; readers clamp what they read.  The hint for addr
  * first: its span when that is still the one (its base at or below addr, the next one's above),
  * else a search of its block when addr still falls in that one (spans moved within the block:
- * a block was inserted or removed before it), else the two searches; either refreshes it. */
+ * a span was inserted or removed before it), else the two searches; either refreshes it. */
 static void locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr,
                    ptrdiff_t *b, ptrdiff_t *i)
 {

@@ -313,10 +313,11 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
         shard *sh = shard_of(ids[i]);
         hold(&held, sh);
         rec *r = find(sh, ids[i]);
-        if (others_in(r, accesses[i]) && r->scanned_at != hs_order_completions()) {
+        uint64_t completions = hs_order_completions();
+        if (others_in(r, accesses[i]) && r->scanned_at != completions) {
             /* another stream's accesses, perhaps done since: forgotten if so, and the history
              * holds this stream's alone again (a synchronised copy of an engine's inputs) */
-            r->scanned_at = hs_order_completions();
+            r->scanned_at = completions;
             if (maybe_done(r))
                 forget_needless(r, NULL);
         }

@@ -35,7 +35,7 @@ typedef struct hs_access {
     bool write;
     bool assumed; /* a kernel argument whose access the platform does not say: taken for a write */
     bool launch;  /* by a kernel */
-    bool open;    /* a kernel's interior pointer of unknown extent (see hs_access_find_race) */
+    bool open;    /* a kernel's interior pointer of unknown extent (see hs_access_find_first_race) */
 } hs_access;
 
 /* A stream-race: this call's access and the earlier one on another stream that nothing orders
@@ -92,7 +92,7 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
                               hs_vclock *clock, hs_race *out);
 /* initcheck: [lo, hi) of allocation `id` holds bytes never written.  kernel: a kernel reads it,
  * and only a partly written allocation, written by no kernel, is a finding (once per
- * allocation).  open: a kernel's open access (see hs_access_find_race), whose end is not known:
+ * allocation).  open: a kernel's open access (see hs_access_find_first_race), whose end is not known:
  * only its first byte is checked, and the gap named runs from it to the next written byte (or
  * hi).  false when the allocation is not tracked. */
 bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
