@@ -245,6 +245,29 @@ hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t t
     return before;
 }
 
+/* This thread's last live stream found, good while the index of live streams is unchanged: a
+ * program makes call after call on one stream, and the index's search is then skipped. */
+static HS_TLS struct last_live {
+    uintptr_t handle;
+    unsigned generation;
+    hs_span info;
+} last_live;
+
+static bool find_live(uintptr_t handle, hs_span *info)
+{
+    unsigned generation = hs_span_generation(&st.live); /* before the search: a write after it misses */
+    if (handle && last_live.handle == handle && last_live.generation == generation && !(generation & 1u)) {
+        *info = last_live.info;
+        return true;
+    }
+    if (!hs_span_find_exact(&st.live, handle, info))
+        return false;
+    last_live.handle = handle;
+    last_live.generation = generation;
+    last_live.info = *info;
+    return true;
+}
+
 hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
 {
     for (int i = 0; i < st.n_builtin; i++)
@@ -253,7 +276,7 @@ hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
             info->base = handle;
             return HS_STREAM_OK;
         }
-    if (hs_span_find_exact(&st.live, handle, info))
+    if (find_live(handle, info))
         return HS_STREAM_OK;
     if (hs_span_find_exact(&st.destroyed, handle, info))
         return HS_STREAM_DESTROYED;
@@ -281,7 +304,7 @@ hs_stream *hs_stream_get(uintptr_t handle)
         return per_thread;
     }
     hs_span s;
-    if (!hs_span_find_exact(&st.live, handle, &s))
+    if (!find_live(handle, &s))
         return NULL;
     return hs_stream_by_index((uint32_t)s.id);
 }
