@@ -459,6 +459,20 @@ CASES = {
                                 "race.other.access": "write", "race.this.kernel": "scale", "race.bytes": 256,
                                 "alloc.id": 3}},
         exit=0),
+    # Two kernels on two streams writing one buffer; and a launch whose ledger record was
+    # overwritten (ledger_size=4) before the other stream's copy: its accesses were kept.
+    "race_kernel_then_kernel": dict(
+        program="stream_race", args=["kernel-then-kernel"], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel",
+                                "race.other.api": "hipModuleLaunchKernel", "race.other.kernel": "scale",
+                                "race.other.access": "write", "race.this.kernel": "scale", "alloc.id": 2}},
+        exit=0),
+    "race_kernel_sync_kernel_clean": dict(program="stream_race", args=["kernel-sync-kernel"], kinds={}, exit=0),
+    "race_ledger_overwritten": dict(
+        program="stream_race", args=["kernels-then-copy"], options="ledger_size=4", kinds={"stream-race": 1},
+        fields={"stream-race": {"api": "hipMemcpyAsync", "race.other.api": "hipModuleLaunchKernel",
+                                "race.other.kernel": "scale", "race.other.access": "write", "alloc.id": 2}},
+        exit=0),
     "race_event_clean": dict(program="stream_race", args=["event"], kinds={}, exit=0),
     "race_sync_clean": dict(program="stream_race", args=["sync"], kinds={}, exit=0),
     "race_device_sync_clean": dict(program="stream_race", args=["device-sync"], kinds={}, exit=0),

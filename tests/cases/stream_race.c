@@ -14,7 +14,12 @@
  *   pool-disjoint      one pool allocation: scale on A and scale on B, each given its own interior
  *                      sub-buffers (clean: an interior pointer's extent is not known)
  *   pool-copy-kernel   an async H2D into a sub-buffer of the pool on A; scale on B reads that
- *                      sub-buffer, nothing orders them (the race is still found) */
+ *                      sub-buffer, nothing orders them (the race is still found)
+ *   kernel-then-kernel scale on A writes out; scale on B writes out too, no event
+ *   kernel-sync-kernel the same with hipStreamSynchronize(A) between (clean)
+ *   kernels-then-copy  scale on A writes out, then 8 more scales on A write another buffer; an
+ *                      async D2H of out on B (with ledger_size=4 the first launch's record is
+ *                      overwritten before B's copy: the race is still found) */
 #include "common.h"
 #include "sim_kernels.h"
 
@@ -63,6 +68,25 @@ int main(int argc, char **argv)
         MUST(hipDeviceSynchronize());
         MUST(hipHostFree(pinned));
         MUST(hipFree(pool));
+    } else if (!strcmp(mode, "kernel-then-kernel") || !strcmp(mode, "kernel-sync-kernel")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(launch_scale(out, in, N, a));
+        if (!strcmp(mode, "kernel-sync-kernel"))
+            MUST(hipStreamSynchronize(a));
+        MUST(launch_scale(out, in, N, b));
+        MUST(hipDeviceSynchronize());
+    } else if (!strcmp(mode, "kernels-then-copy")) {
+        float *other, *pinned;
+        MUST(hipMalloc((void **)&other, sizeof host));
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(launch_scale(out, in, N, a));
+        for (int i = 0; i < 8; i++)
+            MUST(launch_scale(other, in, N, a));
+        MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+        MUST(hipFree(other));
     } else if (!strcmp(mode, "uninit-d2h")) {
         MUST(hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost));
     } else if (!strcmp(mode, "uninit-short")) {

@@ -12,8 +12,14 @@
 
 struct hs_ledger {
     unsigned cap, head, n; /* under the stream's lock */
+    /* deferred accesses (hs_launch.deferred): some record may hold them, up to launch number
+     * deferred_upto (under the stream's lock; the flag is read lock-free too) */
+    atomic_bool deferring;
+    uint64_t deferred_upto;
     hs_launch ring[];
 };
+
+static atomic_uint streams_deferring; /* ledgers whose `deferring` is set */
 
 static unsigned entries_per_stream = 256;
 static unsigned entries_max = 262144;
@@ -42,22 +48,24 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-void hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
+bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
         if (atomic_load_explicit(&s->no_ledger, memory_order_relaxed))
-            return; /* the budget was spent when this stream first launched */
+            return false; /* the budget was spent when this stream first launched */
         unsigned cap = take_entries(entries_per_stream);
         struct hs_ledger *made = cap ? malloc(sizeof *made + cap * sizeof(hs_launch)) : NULL;
         if (!made) {
             if (cap)
                 give_back(cap);
             atomic_store_explicit(&s->no_ledger, true, memory_order_relaxed);
-            return;
+            return false;
         }
         made->cap = cap;
         made->head = made->n = 0;
+        atomic_init(&made->deferring, false);
+        made->deferred_upto = 0;
         if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
             free(made); /* another thread made it first: lg is theirs */
             give_back(cap);
@@ -76,6 +84,51 @@ void hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
         lg->n++;
     else
         lg->head = lg->head + 1 == lg->cap ? 0 : lg->head + 1; /* the oldest is forgotten */
+    if (l->deferred) {
+        lg->deferred_upto = l->seq;
+        if (!atomic_load_explicit(&lg->deferring, memory_order_relaxed)) {
+            atomic_store_explicit(&lg->deferring, true, memory_order_relaxed);
+            atomic_fetch_add_explicit(&streams_deferring, 1, memory_order_release);
+        }
+    }
+    return true;
+}
+
+const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s)
+{
+    struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
+    return lg && lg->n == lg->cap ? &lg->ring[lg->head] : NULL;
+}
+
+bool hs_ledger_others_deferred(const hs_stream *me)
+{
+    unsigned n = atomic_load_explicit(&streams_deferring, memory_order_acquire);
+    if (!n)
+        return false;
+    struct hs_ledger *mine = me ? atomic_load_explicit(&me->ledger, memory_order_acquire) : NULL;
+    return n > (mine && atomic_load_explicit(&mine->deferring, memory_order_relaxed) ? 1u : 0u);
+}
+
+void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_launch *l))
+{
+    struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
+    if (!lg || !atomic_load_explicit(&lg->deferring, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&s->lock);
+    uint64_t done = atomic_load(&s->done);
+    /* All complete (a synchronised stream, the common case): nothing to hand over, and the flags
+     * left on its records are harmless (a completed launch is never handed over). */
+    for (unsigned k = 0; done < lg->deferred_upto && k < lg->n; k++) {
+        hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
+        if (l->deferred && l->seq > done)
+            fn(s, l);
+        l->deferred = false;
+    }
+    if (atomic_load_explicit(&lg->deferring, memory_order_relaxed)) {
+        atomic_store_explicit(&lg->deferring, false, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&streams_deferring, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void keep_newest(hs_suspects *out, const hs_launch *l)

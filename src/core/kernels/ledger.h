@@ -21,6 +21,10 @@ typedef struct hs_launch {
     uint16_t api;
     uint8_t kernel_ref;
     uint8_t n_args;
+    /* stream-race: its accesses are not in the access history yet, only here (path/accesses.c
+     * adds them when another stream's call could race with them, or before this record is
+     * overwritten) */
+    bool deferred;
     hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
 } hs_launch;
 
@@ -41,8 +45,17 @@ typedef struct hs_suspects {
 void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
 /* Records a launch on s: l's head and args[0..l->n_args), l->args is not read.  s's lock held:
  * the launch takes its place in stream order and its record under one hold
- * (hs_order_enqueue_recorded).  The ring is made at the first one. */
-void hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
+ * (hs_order_enqueue_recorded).  The ring is made at the first one.  false: not recorded (the
+ * budget was spent, or memory ran out). */
+bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
+/* s's lock held: the record the next hs_ledger_add_locked overwrites (its ring is full), else NULL. */
+const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s);
+/* Whether a stream other than `me` has launches whose accesses are deferred (hs_launch.deferred),
+ * perhaps still in flight: lock-free, and false in the common case of one stream at work. */
+bool hs_ledger_others_deferred(const hs_stream *me);
+/* Hands s's deferred launches that have not completed to fn, oldest first, under s's lock, and
+ * marks all of s's launches as no longer deferred. */
+void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_launch *l));
 /* Every stream's launches that are not known to have completed, newest first. */
 void hs_ledger_suspects(hs_suspects *out);
 /* A GPU memory fault's suspects: the pending launches with a pointer into one of the

@@ -9,6 +9,7 @@
  * that address (hs_access_find_first_race), so two kernels on disjoint sub-buffers are no race. */
 #include "path/accesses.h"
 #include "kernels/kernel_info.h"
+#include "kernels/ledger.h"
 #include "process/stacks.h"
 #include "process/util.h"
 #include "shadow/regions.h"
@@ -36,6 +37,8 @@ typedef struct one {
 typedef struct call_accesses {
     hs_access_facts facts;
     int n;
+    bool built; /* v[0..n) are the call's accesses (a deferrable launch with nothing to search: not yet) */
+    bool defer; /* a launch whose accesses may wait in its ledger record (deferrable) */
     one v[MAX_ACCESSES];
     hs_vclock clock;
 } call_accesses;
@@ -97,26 +100,27 @@ static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, 
     return o;
 }
 
-/* The argument's allocation as the launch's gather found it (note_arg): no second lookup. */
-static one *add_arg(const hs_access *call, const hs_launch_arg *x, const char *kernel)
+/* An argument's access, into *o: its allocation as the launch's gather found it (note_arg), no
+ * second lookup.  now: at the launch itself, where a PyTorch block or a region may say where a
+ * sub-buffer ends (not for a deferred launch added later: what they hold may have changed). */
+static bool arg_access(const hs_access *call, const hs_launch_arg *x, const char *kernel, bool now, one *o)
 {
-    if (x->state != HS_ARG_LIVE || !tracked_kind(x->kind) || cur->n == MAX_ACCESSES)
-        return NULL;
+    if (x->state != HS_ARG_LIVE || !tracked_kind(x->kind))
+        return false;
     hs_span span = {.base = x->value - (uintptr_t)x->offset, .size = x->alloc_size, .id = x->alloc_id};
     uint64_t lo = (uint64_t)x->offset, hi = span.size;
     hs_span inner;
     bool open = lo != 0; /* an interior pointer: open, unless a block or region says its end */
-    if (HS_UNLIKELY(hs_blocks_any()) && x->block_state == HS_BLOCK_LIVE &&
+    if (now && HS_UNLIKELY(hs_blocks_any()) && x->block_state == HS_BLOCK_LIVE &&
         hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
         hi = inner.base + inner.size - span.base, open = false;
-    else if (HS_UNLIKELY(hs_regions_any()) && hs_shadow_lookup(x->value, &span) == HS_WHERE_LIVE &&
+    else if (now && HS_UNLIKELY(hs_regions_any()) && hs_shadow_lookup(x->value, &span) == HS_WHERE_LIVE &&
              hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
         hi = inner.base + inner.size - span.base, open = false;
     if (hi > span.size)
         hi = span.size;
     if (lo >= hi)
-        return NULL;
-    one *o = &cur->v[cur->n++];
+        return false;
     o->id = span.id;
     o->base = span.base;
     o->size = span.size;
@@ -131,7 +135,76 @@ static one *add_arg(const hs_access *call, const hs_launch_arg *x, const char *k
     o->a.write = !known || x->access != HS_PARAM_READ_ONLY;
     o->a.assumed = !known;
     o->reads = !known || x->access != HS_PARAM_WRITE_ONLY;
-    return o;
+    return true;
+}
+
+/* The call's accesses, into cur->v. */
+static void build(const hs_call *c, const hs_call_state *st)
+{
+    const hs_facts *f = &st->facts;
+    hs_access call; /* what the call's accesses share: filled once */
+    base_access(c, st, &call);
+    if (c->op == HS_OP_LAUNCH) {
+        const hs_kernel_info *k = hs_kernel_info_of(c);
+        for (int i = 0; i < f->n_args && cur->n < MAX_ACCESSES; i++)
+            cur->n += arg_access(&call, &f->args[i], k ? k->name : NULL, true, &cur->v[cur->n]);
+    } else {
+        add_side(c, &call, &f->dst, true);
+        if (c->op == HS_OP_COPY)
+            add_side(c, &call, &f->src, false);
+    }
+    cur->built = true;
+}
+
+/* A deferred launch of s, still in flight, goes into the history (s's lock held): its
+ * arguments one at a time, those whose allocation is still there (a stream-ordered free may
+ * have taken one since). */
+static void add_deferred_launch(hs_stream *s, const hs_launch *l)
+{
+    hs_access call;
+    memset(&call, 0, sizeof call);
+    call.time_ns = l->time_ns;
+    call.stream = l->stream;
+    call.caller = l->caller;
+    call.stream_index = s->index;
+    call.thread = l->thread;
+    call.api = l->api;
+    call.op = HS_OP_LAUNCH;
+    call.seq = l->seq;
+    call.stack = l->stack;
+    for (int i = 0; i < l->n_args; i++) {
+        one o;
+        hs_span now;
+        if (!arg_access(&call, &l->args[i], l->name, false, &o) || hs_shadow_lookup(o.base, &now) != HS_WHERE_LIVE ||
+            now.id != o.id)
+            continue;
+        const hs_access *a = &o.a;
+        hs_access_add_all(&o.id, &a, 1);
+    }
+}
+
+/* Before a call on `me` looks for races: the accesses of other streams' launches that wait in
+ * their ledgers, still in flight, go into the history. */
+static void add_deferred_of_others(const hs_stream *me)
+{
+    if (!hs_ledger_others_deferred(me))
+        return;
+    uint32_t n = hs_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hs_stream *s = hs_stream_by_index(i);
+        if (s && s != me)
+            hs_ledger_take_deferred(s, add_deferred_launch);
+    }
+}
+
+/* Whether a launch's accesses may wait in its ledger record instead of going into the history
+ * now: only races need them (initcheck needs every write at once), and only once another
+ * stream's call could race with them.  An engine's compute stream between two synchronisations
+ * (ggml) then adds nothing, and the other stream it copies inputs on finds its work complete. */
+static bool deferrable(const hs_call *c)
+{
+    return c->op == HS_OP_LAUNCH && !hs_access_initcheck() && hs_access_races() && !HS_UNLIKELY(hs_blocks_any()) &&
+           !HS_UNLIKELY(hs_regions_any());
 }
 
 void hs_gather_accesses(const hs_call *c, hs_call_state *st)
@@ -140,20 +213,18 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
     if (!mine())
         return;
     cur->n = 0;
+    cur->built = cur->defer = false;
     memset(&cur->facts, 0, offsetof(hs_access_facts, race));
     if (c->op == HS_OP_LAUNCH ? !f->n_args : f->dst.where != HS_WHERE_LIVE && f->src.where != HS_WHERE_LIVE)
-        return;     /* no device memory in it that is tracked */
-    hs_access call; /* what the call's accesses share: filled once */
-    base_access(c, st, &call);
-    if (c->op == HS_OP_LAUNCH) {
-        const hs_kernel_info *k = hs_kernel_info_of(c);
-        for (int i = 0; i < f->n_args; i++)
-            add_arg(&call, &f->args[i], k ? k->name : NULL);
-    } else {
-        add_side(c, &call, &f->dst, true);
-        if (c->op == HS_OP_COPY)
-            add_side(c, &call, &f->src, false);
+        return; /* no device memory in it that is tracked */
+    if (hs_access_races() && st->stream)
+        add_deferred_of_others(st->stream);
+    cur->defer = deferrable(c);
+    if (cur->defer && (!st->stream || !hs_access_may_race(st->stream->index))) {
+        f->access = &cur->facts; /* nothing to search; built later only if it cannot wait */
+        return;
     }
+    build(c, st);
     if (!cur->n)
         return;
     if (hs_access_races() && st->stream) {
@@ -195,6 +266,20 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
     f->access = &cur->facts;
 }
 
+bool hs_accesses_deferrable(void) { return cur && cur->defer; }
+
+void hs_accesses_add_overwritten(hs_stream *s, const hs_launch *l)
+{
+    if (l->deferred && l->seq > atomic_load(&s->done))
+        add_deferred_launch(s, l);
+}
+
+void hs_accesses_deferred(void)
+{
+    if (cur)
+        cur->n = 0;
+}
+
 void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
 {
     if (!st->facts.access || !cur)
@@ -202,6 +287,8 @@ void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
     /* The earlier side of a race is reported with the stack its call had.  A copy's or memset's is
      * captured here; a launch keeps its caller's address only, unless launch_stacks=1 captured
      * the whole stack (a stack walk at every launch would cost more than the launch). */
+    if (!cur->built)
+        build(c, st); /* a deferrable launch that its ledger could not keep */
     uint32_t stack = st->stack;
     if (!stack && seq && c->op != HS_OP_LAUNCH && hs_access_races())
         stack = hs_stack_capture();

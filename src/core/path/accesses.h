@@ -1,13 +1,26 @@
 /* A call's accesses of device memory, for stream-race and initcheck (streams/access.h): found
  * before the call is forwarded (hs_gather_accesses: facts.access), remembered once it was
- * (hs_model_accesses, with the stream's operation number: 0 for a synchronous call).  The path
- * comes here only while hs_access_tracking(). */
+ * (hs_model_accesses, with the stream's operation number: 0 for a synchronous call), or, for a
+ * launch, kept in its ledger record until another stream needs them.  The path comes here only
+ * while hs_access_tracking(). */
 #ifndef HS_ACCESSES_H
 #define HS_ACCESSES_H
 
 #include "call.h"
+#include "kernels/ledger.h"
 
 void hs_gather_accesses(const hs_call *c, hs_call_state *st);
 void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq);
+
+/* A launch's accesses may wait in its ledger record (hs_launch.deferred) rather than go into
+ * the history: they are added when another stream's call could race with them (that call's
+ * hs_gather_accesses adds them first) or before the record is overwritten.  An engine's compute
+ * stream, synchronised before any other stream touches its memory, then adds none. */
+bool hs_accesses_deferrable(void);
+/* The launch just gathered was recorded deferred: nothing to remember now. */
+void hs_accesses_deferred(void);
+/* s's lock held: l, about to be overwritten in s's ledger, goes into the history if it is
+ * deferred and still in flight. */
+void hs_accesses_add_overwritten(hs_stream *s, const hs_launch *l);
 
 #endif

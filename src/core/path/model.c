@@ -187,14 +187,19 @@ void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 typedef struct launch_record {
     hs_launch *head;
     const hs_launch_arg *args;
+    bool recorded;
 } launch_record;
 
-/* Under the stream's lock, with the launch's place in stream order: its record. */
+/* Under the stream's lock, with the launch's place in stream order: its record.  A deferred
+ * launch about to be overwritten gives its accesses to the history first. */
 static void record_launch(hs_stream *s, uint64_t seq, void *arg)
 {
     launch_record *r = arg;
     r->head->seq = seq;
-    hs_ledger_add_locked(s, r->head, r->args);
+    const hs_launch *old = hs_ledger_next_overwritten_locked(s);
+    if (old)
+        hs_accesses_add_overwritten(s, old);
+    r->recorded = hs_ledger_add_locked(s, r->head, r->args);
 }
 
 void hs_model_launch(const hs_call *c, hs_call_state *st)
@@ -220,18 +225,21 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     l.api = c->api;
     l.kernel_ref = c->kernel_ref;
     l.n_args = f->n_args;
+    l.deferred = HS_UNLIKELY(f->access != NULL) && hs_accesses_deferrable();
     for (int i = 0; i < 3; i++) {
         l.grid[i] = c->grid[i];
         l.block[i] = c->block[i];
     }
     /* Its place in stream order and its ledger record under one hold of the stream's lock; a
      * launch captured into a graph gets neither (it runs when the graph does). */
-    launch_record rec = {&l, f->args};
+    launch_record rec = {&l, f->args, false};
     l.seq = hs_order_enqueue_recorded(s, record_launch, &rec);
     st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
         st->stack = l.stack; /* launch_stacks=1: the record carries it too */
-    if (HS_UNLIKELY(f->access != NULL) && l.seq)
+    if (HS_UNLIKELY(f->access != NULL) && l.seq && l.deferred && rec.recorded)
+        hs_accesses_deferred(); /* its ledger record holds them */
+    else if (HS_UNLIKELY(f->access != NULL) && l.seq)
         hs_model_accesses(c, st, l.seq);
     if (!l.seq)
         return;

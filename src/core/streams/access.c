@@ -30,6 +30,10 @@ typedef struct rec {
     /* The stream of every access in its ring (RING_NONE: empty, RING_MIXED: several, or may be):
      * a call on that stream has nothing in it to race with, and no clock is taken to check. */
     uint32_t ring_only;
+    /* Its ring may not be in stream order: a deferred launch (path/accesses.c) came in after a
+     * later call of its stream.  Pruning then looks at every access, not just the oldest. */
+    bool unordered;
+    uint32_t dead; /* accesses dropped where they lie (seq 0) since the last pruning */
     range written[HS_WRITTEN_MAX];
     hs_access last_write; /* the last write not by a kernel */
     /* A bit per ring slot: it holds an exact access (not open), the only kind a later access can
@@ -145,6 +149,8 @@ static bool only_mine_anywhere(uint32_t me)
            (me < COUNTED_STREAMS && singles == atomic_load_explicit(&ac.single_of[me], memory_order_acquire));
 }
 
+bool hs_access_may_race(uint32_t stream_index) { return hs_access_races() && !only_mine_anywhere(stream_index); }
+
 static uint32_t exact_words(void) { return (ac.history + 63) / 64; }
 static void mark_exact(rec *r, uint32_t slot, bool exact)
 {
@@ -244,7 +250,7 @@ static bool maybe_done(const rec *r)
 {
     if (!r->n)
         return false;
-    if (r->ring_only == RING_MIXED)
+    if (r->ring_only == RING_MIXED || r->unordered)
         return true;
     const hs_access *oldest = &r->ring[r->head];
     hs_stream *t = hs_stream_by_index(oldest->stream_index);
@@ -445,11 +451,13 @@ static void add_written(rec *r, uint64_t lo, uint64_t hi)
  * with `old` races with `later` as well, reported as surely.  A call that nothing orders after
  * `old` is not ordered after `later` either (later follows old on their stream); it conflicts
  * with `later` too when `later` covers old's bytes and writes wherever old wrote; and `later` is
- * no more assumed than `old` was.  What is given up: such a race names the later access. */
+ * no more assumed than `old` was.  (A deferred launch may come in after later calls of its
+ * stream: it covers none of them.)  What is given up: such a race names the later access. */
 static bool covers(const hs_access *later, const hs_access *old)
 {
-    return later->stream_index == old->stream_index && !later->open && !old->open && later->lo <= old->lo &&
-           later->hi >= old->hi && (later->write || !old->write) && (!later->assumed || old->assumed);
+    return later->stream_index == old->stream_index && later->seq >= old->seq && !later->open && !old->open &&
+           later->lo <= old->lo && later->hi >= old->hi && (later->write || !old->write) &&
+           (!later->assumed || old->assumed);
 }
 
 /* Shard lock held: drops from r's ring the accesses `a` (if not NULL) covers and those whose stream has
@@ -461,7 +469,8 @@ static void forget_needless(rec *r, const hs_access *a)
 {
     uint32_t kept = 0, last_stream = UINT32_MAX, only = RING_NONE;
     uint64_t done = 0; /* of last_stream: the ring's accesses come from few streams */
-    bool known = false;
+    uint64_t last_seq = 0;
+    bool known = false, unordered = false;
     for (uint32_t k = 0; k < r->n; k++) {
         const hs_access *old = &r->ring[ring_at(r, k)];
         if (old->stream_index != last_stream) {
@@ -475,9 +484,13 @@ static void forget_needless(rec *r, const hs_access *a)
         if (kept != k)
             r->ring[ring_at(r, kept)] = *old;
         kept++;
+        unordered |= old->seq < last_seq && only == old->stream_index;
+        last_seq = old->seq;
         only = only == RING_NONE || only == old->stream_index ? old->stream_index : RING_MIXED;
     }
     r->n = kept;
+    r->unordered = unordered;
+    r->dead = 0;
     set_ring_only(r, only);
     memset(r->exact, 0, exact_words() * sizeof(uint64_t));
     for (uint32_t k = 0; k < kept; k++)
@@ -496,6 +509,7 @@ static void forget_covered(rec *r, const hs_access *a)
             if (old->seq && covers(a, old)) {
                 old->seq = 0;
                 mark_exact(r, slot, false);
+                r->dead++;
             }
         }
 }
@@ -519,6 +533,8 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
         else if (!a->open)
             forget_covered(r, a);
         r->scanned_at = completions;
+        if (r->n == ac.history && r->dead)
+            forget_needless(r, NULL); /* full of dropped accesses: they go before a live one does */
         if (r->n == ac.history) {
             const hs_access *old = &r->ring[r->head];
             mark_exact(r, r->head, false);
@@ -531,6 +547,8 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
             r->head = ring_at(r, 1);
             r->n--;
         }
+        if (r->n && r->ring_only == a->stream_index && r->ring[ring_at(r, r->n - 1)].seq > a->seq)
+            r->unordered = true;
         r->ring[ring_at(r, r->n)] = *a;
         mark_exact(r, ring_at(r, r->n), !a->open);
         r->n++;

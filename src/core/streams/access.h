@@ -90,6 +90,9 @@ void hs_access_stream_seen(const hs_stream *s, bool created);
  * clock only when some allocation holds another stream's access (else it is not taken). */
 int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *accesses, int n, hs_stream *stream,
                               hs_vclock *clock, hs_race *out);
+/* Whether a call on the stream numbered stream_index could race with what the histories hold:
+ * false when every access they hold is that stream's own (lock-free). */
+bool hs_access_may_race(uint32_t stream_index);
 /* initcheck: [lo, hi) of allocation `id` holds bytes never written.  kernel: a kernel reads it,
  * and only a partly written allocation, written by no kernel, is a finding (once per
  * allocation).  open: a kernel's open access (see hs_access_find_first_race), whose end is not known:
