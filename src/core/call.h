@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Same numbering as hipMemcpyKind and cudaMemcpyKind. */
 typedef enum hs_dir { HS_DIR_H2H = 0, HS_DIR_H2D = 1, HS_DIR_D2H = 2, HS_DIR_D2D = 3, HS_DIR_DEFAULT = 4 } hs_dir;
@@ -285,10 +286,22 @@ typedef struct hs_call_state {
     /* fallback: the result of a copy hipshadow did itself (decision HS_RESCUED) */
     int rescued_result;
     bool fallback_used;
+    /* a launch's facts.dst and facts.src (a kilobyte) are cleared only once something reads or
+     * writes them (hs_sides_ready): a launch that finds nothing never does */
+    bool sides_stale;
     /* last, and not cleared with the rest (its entries are valid up to .n): syncs and sync
      * copies: what they wait for, taken at the call */
     hs_vclock sync_clock;
 } hs_call_state;
+
+/* Before facts.dst or facts.src is read or written: they hold what the gather found (or nothing). */
+static inline void hs_sides_ready(hs_call_state *st)
+{
+    if (st->sides_stale) {
+        memset(&st->facts.dst, 0, sizeof st->facts.dst + sizeof st->facts.src);
+        st->sides_stale = false;
+    }
+}
 
 /* The call's time, read once per call (a clock read is 20-50 ns): the log's record of the call
  * and the shadow's stamps (allocated at, freed at) share it. */

@@ -252,7 +252,8 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
         }
     }
     /* A launch's finding names the allocation of the argument at fault. */
-    if (c->op == HS_OP_LAUNCH && f->dst.where == HS_WHERE_NONE && (cur->facts.has_race || cur->facts.has_uninit)) {
+    if (c->op == HS_OP_LAUNCH && (cur->facts.has_race || cur->facts.has_uninit) &&
+        (hs_sides_ready(st), f->dst.where == HS_WHERE_NONE)) {
         uint64_t id = cur->facts.has_race ? cur->facts.race.alloc_id : cur->facts.uninit.alloc_id;
         for (int i = 0; i < cur->n; i++)
             if (cur->v[i].id == id) {

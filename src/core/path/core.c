@@ -114,6 +114,7 @@ static void check_redzones(const hs_call *c, hs_call_state *st, uintptr_t only_b
     for (int i = 0; i < n; i++) {
         hs_finding fi = hs_check_redzone(&damage[i]);
         hs_call_state about = *st; /* the finding is about the allocation, not this call's ranges */
+        about.sides_stale = false;
         about.facts.src = (hs_side){0};
         about.facts.dst = (hs_side){.ptr = damage[i].alloc.base + damage[i].alloc.size + damage[i].first,
                                     .extent = damage[i].last - damage[i].first + 1,
@@ -168,6 +169,7 @@ static void serialize_launch(const hs_call *c, hs_call_state *st)
         hs_order_complete(st->stream, one.launch[0].seq);
         return;
     }
+    hs_sides_ready(st);
     hs_gather_result(c, st, r);
     hs_finding fi;
     if (!st->facts.device_fault || !hs_check_result(c, &st->facts, false, NULL, 0, &fi) ||
@@ -230,12 +232,21 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     _Static_assert(offsetof(hs_call_state, facts) + offsetof(hs_facts, args) + sizeof st->facts.args <=
                        offsetof(hs_call_state, sync_clock),
                    "the launch arguments lie before the sync clock");
+    _Static_assert(offsetof(hs_facts, src) == offsetof(hs_facts, dst) + sizeof(hs_side), "the sides are adjacent");
+    const hs_op_row *row = &hs_ops[c->op];
     size_t args_at = offsetof(hs_call_state, facts) + offsetof(hs_facts, args);
     size_t args_end = args_at + sizeof st->facts.args;
-    memset(st, 0, args_at);
+    size_t sides_at = offsetof(hs_call_state, facts) + offsetof(hs_facts, dst);
+    size_t sides_end = offsetof(hs_call_state, facts) + offsetof(hs_facts, src) + sizeof(hs_side);
+    if (row->lazy_sides) {
+        memset(st, 0, sides_at);
+        memset((char *)st + sides_end, 0, args_at - sides_end);
+    } else {
+        memset(st, 0, args_at);
+    }
     memset((char *)st + args_end, 0, offsetof(hs_call_state, sync_clock) - args_end);
+    st->sides_stale = row->lazy_sides;
     st->sync_clock.n = 0;
-    const hs_op_row *row = &hs_ops[c->op];
     if (HS_UNLIKELY(hs_redzones_on())) {
         hs_redzone_enter(c);
         if (c->op == HS_OP_FREE && c->free_ptr)
@@ -252,9 +263,12 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     if (row->rules && !paused)
         n += row->rules(c, &st->facts, st->findings + n, HS_MAX_FINDINGS_PER_CALL - n);
     st->n_findings = n;
-    if (HS_UNLIKELY(n))
+    if (HS_UNLIKELY(n)) {
+        hs_sides_ready(st); /* the report reads them */
         decide(c, st);
-    if (HS_UNLIKELY(hs_fallback_always()) && st->decision == HS_FORWARD && hs_fallback_applies(c, st)) {
+    }
+    if (HS_UNLIKELY(hs_fallback_always()) && st->decision == HS_FORWARD && (hs_sides_ready(st), true) &&
+        hs_fallback_applies(c, st)) {
         st->rescued_result = hs_fallback_stage(c, st); /* staged instead of forwarded */
         st->decision = HS_RESCUED;
     }
@@ -323,6 +337,7 @@ int hs_after(const hs_call *c, hs_call_state *st, int result)
             check_redzones(c, st, 0); /* the work before this point is done */
         goto done;
     }
+    hs_sides_ready(st); /* a refusal is explained and reported from them */
     hs_finding fi;
     if (hs_fallback_applies(c, st) && hs_fallback_stage(c, st) == 0) {
         /* The runtime refused an in-bounds copy from a sub-buffer; hipshadow's kernel did it. */

@@ -325,7 +325,7 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
         a->alloc_size = span.size;
         a->redzone = span.redzone;
     }
-    if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
+    if (where == HS_WHERE_FREED && (hs_sides_ready(st), f->dst.where != HS_WHERE_FREED))
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
     a->block_state = (uint8_t)block_state;
     /* A region freed through NVTX: like a freed block, only a whole pointer-sized parameter counts. */
@@ -333,11 +333,12 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     if (where == HS_WHERE_LIVE && how == HS_ARG_EXACT && HS_UNLIKELY(hs_regions_any()) &&
         hs_region_lookup(value, span.time_ns, &region) == HS_REGION_FREED) {
         a->region_freed = true;
+        hs_sides_ready(st);
         if (f->dst.where != HS_WHERE_FREED && f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
             f->dst = (hs_side){
                 .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true, .region = region};
     }
-    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
+    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && (hs_sides_ready(st), f->dst.where != HS_WHERE_FREED) &&
         f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
         f->dst = (hs_side){
             .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED, .block = block};

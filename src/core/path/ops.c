@@ -60,6 +60,7 @@ const hs_op_row hs_ops[HS_OP_COUNT] = {
 
     [HS_OP_LAUNCH] = {.name = "launch",
                       .gather = hs_gather_launch,
+                      .lazy_sides = true,
                       .rules = hs_check_launch,
                       .enqueue = hs_model_launch,
                       .serialize = true,

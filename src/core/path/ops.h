@@ -15,6 +15,7 @@ typedef struct hs_op_row {
     bool pausable;     /* hipshadow_pause() skips its gathering and rules */
     bool serialize;    /* serialize=1 waits for it and checks for a fault (launches) */
     bool sync_point;   /* once it succeeded (and is synchronous), the work before it is done */
+    bool lazy_sides;   /* its gather fills no side of the facts: they are cleared on demand (hs_sides_ready) */
     hs_step_fn claim;  /* model.c, before forwarding: changes others must see at once */
     hs_step_fn gather; /* facts.c: what the rules need */
     hs_rule_fn rules;  /* check.c: findings, after the stream-handle rule every call gets */
