@@ -473,6 +473,11 @@ CASES = {
         fields={"stream-race": {"api": "hipMemcpyAsync", "race.other.api": "hipModuleLaunchKernel",
                                 "race.other.kernel": "scale", "race.other.access": "write", "alloc.id": 2}},
         exit=0),
+    "race_waiting_copies_full": dict(
+        program="stream_race", args=["copies-then-kernel"], kinds={"stream-race": 1},
+        fields={"stream-race": {"api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",
+                                "race.other.access": "read", "race.this.kernel": "scale", "alloc.id": 2}},
+        exit=0),
     "race_event_clean": dict(program="stream_race", args=["event"], kinds={}, exit=0),
     "race_sync_clean": dict(program="stream_race", args=["sync"], kinds={}, exit=0),
     "race_device_sync_clean": dict(program="stream_race", args=["device-sync"], kinds={}, exit=0),

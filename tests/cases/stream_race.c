@@ -19,7 +19,9 @@
  *   kernel-sync-kernel the same with hipStreamSynchronize(A) between (clean)
  *   kernels-then-copy  scale on A writes out, then 8 more scales on A write another buffer; an
  *                      async D2H of out on B (with ledger_size=4 the first launch's record is
- *                      overwritten before B's copy: the race is still found) */
+ *                      overwritten before B's copy: the race is still found)
+ *   copies-then-kernel an async D2H of out on B, then 70 async D2H of another buffer on B (more
+ *                      than a stream's waiting copies hold); scale on A overwrites out */
 #include "common.h"
 #include "sim_kernels.h"
 
@@ -84,6 +86,20 @@ int main(int argc, char **argv)
         for (int i = 0; i < 8; i++)
             MUST(launch_scale(other, in, N, a));
         MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+        MUST(hipFree(other));
+    } else if (!strcmp(mode, "copies-then-kernel")) {
+        float *other, *pinned;
+        MUST(hipMalloc((void **)&other, sizeof host));
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(hipMemcpy(out, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(hipMemcpy(other, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        for (int i = 0; i < 70; i++)
+            MUST(hipMemcpyAsync(pinned, other, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(launch_scale(out, in, N, a));
         MUST(hipDeviceSynchronize());
         MUST(hipHostFree(pinned));
         MUST(hipFree(other));

@@ -13,6 +13,7 @@
 #include "process/stacks.h"
 #include "process/util.h"
 #include "shadow/regions.h"
+#include "streams/waiting_accesses.h"
 #include "torch/blocks.h"
 
 #include <pthread.h>
@@ -184,16 +185,20 @@ static void add_deferred_launch(hs_stream *s, const hs_launch *l)
 }
 
 /* Before a call on `me` looks for races: the accesses of other streams' launches that wait in
- * their ledgers, still in flight, go into the history. */
+ * their ledgers, and of their copies and memsets that wait (streams/waiting_accesses.h), still
+ * in flight, go into the history. */
 static void add_deferred_of_others(const hs_stream *me)
 {
-    if (!hs_ledger_others_deferred(me))
+    bool launches = hs_ledger_others_deferred(me), copies = hs_waiting_others(me);
+    if (!launches && !copies)
         return;
     uint32_t n = hs_stream_count();
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *s = hs_stream_by_index(i);
-        if (s && s != me)
+        if (s && s != me && launches)
             hs_ledger_take_deferred(s, add_deferred_launch);
+        if (s && s != me && copies)
+            hs_waiting_take(s);
     }
 }
 
@@ -302,6 +307,11 @@ void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
         ids[i] = o->id;
         all[i] = &o->a;
     }
-    hs_access_add_all(ids, all, cur->n);
+    /* An asynchronous copy or memset waits too, while only races need it (initcheck: every
+     * write at once). */
+    bool waits = seq && c->op != HS_OP_LAUNCH && hs_access_races() && !hs_access_initcheck() &&
+                 hs_waiting_add(st->stream, ids, all, cur->n);
+    if (!waits)
+        hs_access_add_all(ids, all, cur->n);
     cur->n = 0;
 }

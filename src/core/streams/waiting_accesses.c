@@ -1,0 +1,96 @@
+/* Waiting accesses of copies and memsets (see waiting_accesses.h).  Each stream's ring is
+ * made at its first waiting access and kept under that stream's lock, the one its copy took
+ * for its place in stream order anyway. */
+#include "streams/waiting_accesses.h"
+
+#include <stdlib.h>
+
+enum { RING = 64, STREAMS = 1024 };
+
+typedef struct ring {
+    uint32_t head, n;
+    atomic_bool counted; /* in `streams_waiting` (written under the stream's lock, read without) */
+    uint64_t newest_seq; /* of the newest access in it */
+    uint64_t ids[RING];
+    hs_access a[RING];
+} ring;
+
+static _Atomic(ring *) rings[STREAMS];
+static atomic_uint streams_waiting; /* rings with an access in them */
+
+/* s's lock held: the oldest access goes into the history if it is still in flight. */
+static void drop_oldest(hs_stream *s, ring *r)
+{
+    const hs_access *a = &r->a[r->head];
+    if (a->seq > atomic_load(&s->done))
+        hs_access_add_all(&r->ids[r->head], &a, 1);
+    r->head = (r->head + 1) % RING;
+    r->n--;
+}
+
+static ring *ring_of(hs_stream *s, bool make)
+{
+    if (s->index >= STREAMS)
+        return NULL;
+    ring *r = atomic_load_explicit(&rings[s->index], memory_order_acquire);
+    if (r || !make)
+        return r;
+    ring *made = calloc(1, sizeof *made);
+    if (!made)
+        return NULL;
+    if (!atomic_compare_exchange_strong(&rings[s->index], &r, made)) {
+        free(made); /* another thread made it first */
+        return r;
+    }
+    return made;
+}
+
+bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *accesses, int n)
+{
+    ring *r = s && n <= RING ? ring_of(s, true) : NULL;
+    if (!r)
+        return false;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < n; i++) {
+        if (r->n == RING)
+            drop_oldest(s, r);
+        uint32_t at = (r->head + r->n) % RING;
+        r->ids[at] = ids[i];
+        r->a[at] = *accesses[i];
+        r->n++;
+        if (accesses[i]->seq > r->newest_seq)
+            r->newest_seq = accesses[i]->seq;
+    }
+    if (r->n && !atomic_load_explicit(&r->counted, memory_order_relaxed)) {
+        atomic_store_explicit(&r->counted, true, memory_order_relaxed);
+        atomic_fetch_add_explicit(&streams_waiting, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return true;
+}
+
+bool hs_waiting_others(const hs_stream *me)
+{
+    unsigned n = atomic_load_explicit(&streams_waiting, memory_order_acquire);
+    if (!n)
+        return false;
+    ring *mine = me && me->index < STREAMS ? atomic_load_explicit(&rings[me->index], memory_order_acquire) : NULL;
+    return n > (mine && atomic_load_explicit(&mine->counted, memory_order_relaxed) ? 1u : 0u);
+}
+
+void hs_waiting_take(hs_stream *s)
+{
+    ring *r = ring_of(s, false);
+    if (!r || !atomic_load_explicit(&r->counted, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (r->newest_seq <= atomic_load(&s->done))
+        r->head = r->n = 0; /* all complete (a synchronised stream): nothing goes in */
+    while (r->n)
+        drop_oldest(s, r);
+    if (atomic_load_explicit(&r->counted, memory_order_relaxed)) {
+        atomic_store_explicit(&r->counted, false, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&streams_waiting, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
