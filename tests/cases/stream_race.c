@@ -20,7 +20,7 @@
  *   kernels-then-copy  scale on A writes out, then 8 more scales on A write another buffer; an
  *                      async D2H of out on B (with ledger_size=4 the first launch's record is
  *                      overwritten before B's copy: the race is still found)
- *   copies-then-kernel an async D2H of out on B, then 70 async D2H of another buffer on B (more
+ *   copies-then-kernel an async D2H of out on B, then 300 async D2H of another buffer on B (more
  *                      than a stream's waiting copies hold); scale on A overwrites out */
 #include "common.h"
 #include "sim_kernels.h"
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
         MUST(hipMemcpy(out, host, sizeof host, hipMemcpyHostToDevice));
         MUST(hipMemcpy(other, host, sizeof host, hipMemcpyHostToDevice));
         MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
-        for (int i = 0; i < 70; i++)
+        for (int i = 0; i < 300; i++)
             MUST(hipMemcpyAsync(pinned, other, sizeof host, hipMemcpyDeviceToHost, b));
         MUST(launch_scale(out, in, N, a));
         MUST(hipDeviceSynchronize());

@@ -11,6 +11,7 @@
 #include "kernels/kernel_info.h"
 #include "kernels/ledger.h"
 #include "process/stacks.h"
+#include "process/stats.h"
 #include "process/util.h"
 #include "shadow/regions.h"
 #include "streams/waiting_accesses.h"
@@ -162,6 +163,7 @@ static void build(const hs_call *c, const hs_call_state *st)
  * have taken one since). */
 static void add_deferred_launch(hs_stream *s, const hs_launch *l)
 {
+    hs_stat_count(HS_STAT_access_late_asked);
     hs_access call;
     memset(&call, 0, sizeof call);
     call.time_ns = l->time_ns;
@@ -276,12 +278,15 @@ bool hs_accesses_deferrable(void) { return cur && cur->defer; }
 
 void hs_accesses_add_overwritten(hs_stream *s, const hs_launch *l)
 {
-    if (l->deferred && l->seq > atomic_load(&s->done))
+    if (l->deferred && l->seq > atomic_load(&s->done)) {
+        hs_stat_count(HS_STAT_access_late_full);
         add_deferred_launch(s, l);
+    }
 }
 
 void hs_accesses_deferred(void)
 {
+    hs_stat_count(HS_STAT_access_wait);
     if (cur)
         cur->n = 0;
 }
@@ -311,6 +316,7 @@ void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
      * write at once). */
     bool waits = seq && c->op != HS_OP_LAUNCH && hs_access_races() && !hs_access_initcheck() &&
                  hs_waiting_add(st->stream, ids, all, cur->n);
+    hs_stat_count(waits ? HS_STAT_access_wait : HS_STAT_access_add);
     if (!waits)
         hs_access_add_all(ids, all, cur->n);
     cur->n = 0;

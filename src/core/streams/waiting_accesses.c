@@ -1,11 +1,15 @@
 /* Waiting accesses of copies and memsets (see waiting_accesses.h).  Each stream's ring is
- * made at its first waiting access and kept under that stream's lock, the one its copy took
+ * (about 24 KiB) made at its first waiting access and kept under that stream's lock, the one its copy took
  * for its place in stream order anyway. */
 #include "streams/waiting_accesses.h"
 
+#include "process/stats.h"
+
 #include <stdlib.h>
 
-enum { RING = 64, STREAMS = 1024 };
+/* accesses a stream may have waiting: a copy has two (ggml's GPT-2 makes about 100 between
+ * two synchronisations) */
+enum { RING = 256, STREAMS = 1024 };
 
 typedef struct ring {
     uint32_t head, n;
@@ -19,11 +23,13 @@ static _Atomic(ring *) rings[STREAMS];
 static atomic_uint streams_waiting; /* rings with an access in them */
 
 /* s's lock held: the oldest access goes into the history if it is still in flight. */
-static void drop_oldest(hs_stream *s, ring *r)
+static void drop_oldest(hs_stream *s, ring *r, hs_stat why)
 {
     const hs_access *a = &r->a[r->head];
-    if (a->seq > atomic_load(&s->done))
+    if (a->seq > atomic_load(&s->done)) {
+        hs_stat_count(why);
         hs_access_add_all(&r->ids[r->head], &a, 1);
+    }
     r->head = (r->head + 1) % RING;
     r->n--;
 }
@@ -53,7 +59,7 @@ bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *a
     pthread_mutex_lock(&s->lock);
     for (int i = 0; i < n; i++) {
         if (r->n == RING)
-            drop_oldest(s, r);
+            drop_oldest(s, r, HS_STAT_access_late_full);
         uint32_t at = (r->head + r->n) % RING;
         r->ids[at] = ids[i];
         r->a[at] = *accesses[i];
@@ -87,7 +93,7 @@ void hs_waiting_take(hs_stream *s)
     if (r->newest_seq <= atomic_load(&s->done))
         r->head = r->n = 0; /* all complete (a synchronised stream): nothing goes in */
     while (r->n)
-        drop_oldest(s, r);
+        drop_oldest(s, r, HS_STAT_access_late_asked);
     if (atomic_load_explicit(&r->counted, memory_order_relaxed)) {
         atomic_store_explicit(&r->counted, false, memory_order_relaxed);
         atomic_fetch_sub_explicit(&streams_waiting, 1, memory_order_release);
