@@ -21,7 +21,7 @@ struct hs_ledger {
 
 static atomic_uint streams_deferring; /* ledgers whose `deferring` is set */
 
-static unsigned entries_per_stream = 256;
+static unsigned entries_per_stream = 1024;
 static unsigned entries_max = 262144;
 static atomic_uint entries_taken; /* by the rings made so far */
 static atomic_bool budget_spent;  /* a stream got a short ring or none (said once) */

@@ -163,7 +163,6 @@ static void build(const hs_call *c, const hs_call_state *st)
  * have taken one since). */
 static void add_deferred_launch(hs_stream *s, const hs_launch *l)
 {
-    hs_stat_count(HS_STAT_access_late_asked);
     hs_access call;
     memset(&call, 0, sizeof call);
     call.time_ns = l->time_ns;
@@ -186,6 +185,13 @@ static void add_deferred_launch(hs_stream *s, const hs_launch *l)
     }
 }
 
+/* Another stream's call asked for s's deferred launch l. */
+static void take_deferred_launch(hs_stream *s, const hs_launch *l)
+{
+    hs_stat_count(HS_STAT_access_late_asked);
+    add_deferred_launch(s, l);
+}
+
 /* Before a call on `me` looks for races: the accesses of other streams' launches that wait in
  * their ledgers, and of their copies and memsets that wait (streams/waiting_accesses.h), still
  * in flight, go into the history. */
@@ -198,7 +204,7 @@ static void add_deferred_of_others(const hs_stream *me)
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *s = hs_stream_by_index(i);
         if (s && s != me && launches)
-            hs_ledger_take_deferred(s, add_deferred_launch);
+            hs_ledger_take_deferred(s, take_deferred_launch);
         if (s && s != me && copies)
             hs_waiting_take(s);
     }
