@@ -302,8 +302,8 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
 {
     hs_facts *f = &st->facts;
     hs_stat_count(HS_STAT_launch_word);
-    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS)
-        return;
+    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS || (!surely_pointer && hs_shadow_below_all(value)))
+        return; /* below every allocation: an integer, most likely, and in none either way */
     hs_span span, block;
     hs_where where = hs_shadow_lookup(value, &span);
     if (where == HS_WHERE_NONE && !surely_pointer)

@@ -5,6 +5,7 @@
 
 #include "shadow/span.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 typedef enum hs_mem_kind {
@@ -45,6 +46,14 @@ void hs_shadow_restore(const hs_span *s);
 
 /* Lock-free: where addr lies. *span is filled for LIVE and FREED. */
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span);
+
+/* The lowest base an allocation ever had: an address below it is in none, live or freed.  A
+ * launch's parameter words are mostly sizes and strides, and this answers them with one load. */
+extern atomic_uintptr_t hs_shadow_floor;
+static inline bool hs_shadow_below_all(uintptr_t addr)
+{
+    return addr < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
+}
 
 /* Lock-free and cheaper, from the map's briefs (no record is read): LIVE with the allocation's
  * kind when one live allocation holds all of [addr, addr + extent); NONE when no allocation,
