@@ -473,6 +473,10 @@ CASES = {
         fields={"stream-race": {"api": "hipMemcpyAsync", "race.other.api": "hipModuleLaunchKernel",
                                 "race.other.kernel": "scale", "race.other.access": "write", "alloc.id": 2}},
         exit=0),
+    "race_twice_asked": dict(
+        program="stream_race", args=["twice-asked"], kinds={"stream-race": 2},
+        fields={"stream-race": {"api": "hipMemcpyAsync", "race.other.kernel": "scale", "race.other.access": "write"}},
+        exit=0),
     "race_waiting_copies_full": dict(
         program="stream_race", args=["copies-then-kernel"], kinds={"stream-race": 1},
         fields={"stream-race": {"api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",

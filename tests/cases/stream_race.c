@@ -20,6 +20,8 @@
  *   kernels-then-copy  scale on A writes out, then 8 more scales on A write another buffer; an
  *                      async D2H of out on B (with ledger_size=4 the first launch's record is
  *                      overwritten before B's copy: the race is still found)
+ *   twice-asked        kernel-then-copy, then scale on A writes another buffer and an async D2H
+ *                      of it on B: B asks for A's launches twice, and the second race is found too
  *   copies-then-kernel an async D2H of out on B, then 300 async D2H of another buffer on B (more
  *                      than a stream's waiting copies hold); scale on A overwrites out */
 #include "common.h"
@@ -86,6 +88,18 @@ int main(int argc, char **argv)
         for (int i = 0; i < 8; i++)
             MUST(launch_scale(other, in, N, a));
         MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(hipDeviceSynchronize());
+        MUST(hipHostFree(pinned));
+        MUST(hipFree(other));
+    } else if (!strcmp(mode, "twice-asked")) {
+        float *other, *pinned;
+        MUST(hipMalloc((void **)&other, sizeof host));
+        MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipMemcpyAsync(pinned, out, sizeof host, hipMemcpyDeviceToHost, b));
+        MUST(launch_scale(other, in, N, a));
+        MUST(hipMemcpyAsync(pinned, other, sizeof host, hipMemcpyDeviceToHost, b));
         MUST(hipDeviceSynchronize());
         MUST(hipHostFree(pinned));
         MUST(hipFree(other));

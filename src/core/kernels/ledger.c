@@ -16,6 +16,7 @@ struct hs_ledger {
      * deferred_upto (under the stream's lock; the flag is read lock-free too) */
     atomic_bool deferring;
     uint64_t deferred_upto;
+    uint64_t taken_upto; /* the records up to this launch number were handed over (or completed) */
     hs_launch ring[];
 };
 
@@ -65,7 +66,7 @@ bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
         made->cap = cap;
         made->head = made->n = 0;
         atomic_init(&made->deferring, false);
-        made->deferred_upto = 0;
+        made->deferred_upto = made->taken_upto = 0;
         if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
             free(made); /* another thread made it first: lg is theirs */
             give_back(cap);
@@ -116,14 +117,26 @@ void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_lau
         return;
     pthread_mutex_lock(&s->lock);
     uint64_t done = atomic_load(&s->done);
-    /* All complete (a synchronised stream, the common case): nothing to hand over, and the flags
-     * left on its records are harmless (a completed launch is never handed over). */
-    for (unsigned k = 0; done < lg->deferred_upto && k < lg->n; k++) {
+    /* Only the records since the last hand-over that have not completed: found from the newest
+     * back (records are in launch order; a withdrawn one, numbered 0, is stepped over), so two
+     * streams that ask for each other's launches at every call each walk their new ones once.
+     * All complete (a synchronised stream, the common case): none.  Flags left on completed
+     * records are harmless: a completed launch is never handed over. */
+    uint64_t from = done > lg->taken_upto ? done : lg->taken_upto;
+    unsigned k = lg->n;
+    while (from < lg->deferred_upto && k > 0) {
+        uint64_t seq = lg->ring[(lg->head + k - 1) % lg->cap].seq;
+        if (seq && seq <= from)
+            break;
+        k--;
+    }
+    for (; from < lg->deferred_upto && k < lg->n; k++) {
         hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
         if (l->deferred && l->seq > done)
             fn(s, l);
         l->deferred = false;
     }
+    lg->taken_upto = lg->deferred_upto;
     if (atomic_load_explicit(&lg->deferring, memory_order_relaxed)) {
         atomic_store_explicit(&lg->deferring, false, memory_order_relaxed);
         atomic_fetch_sub_explicit(&streams_deferring, 1, memory_order_release);
