@@ -4,6 +4,7 @@
  * first launch, out of one budget of ledger_max launches (an atomic count, no lock), and are
  * never freed: a stream record that is reused (streams.c) keeps its ring. */
 #include "kernels/ledger.h"
+#include "streams/holders.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -87,10 +88,7 @@ bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
         lg->head = lg->head + 1 == lg->cap ? 0 : lg->head + 1; /* the oldest is forgotten */
     if (l->deferred) {
         lg->deferred_upto = l->seq;
-        if (!atomic_load_explicit(&lg->deferring, memory_order_relaxed)) {
-            atomic_store_explicit(&lg->deferring, true, memory_order_relaxed);
-            atomic_fetch_add_explicit(&streams_deferring, 1, memory_order_release);
-        }
+        hs_holder_set(&streams_deferring, &lg->deferring, true);
     }
     return true;
 }
@@ -103,11 +101,10 @@ const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s)
 
 bool hs_ledger_others_deferred(const hs_stream *me)
 {
-    unsigned n = atomic_load_explicit(&streams_deferring, memory_order_acquire);
-    if (!n)
+    if (!atomic_load_explicit(&streams_deferring, memory_order_relaxed))
         return false;
     struct hs_ledger *mine = me ? atomic_load_explicit(&me->ledger, memory_order_acquire) : NULL;
-    return n > (mine && atomic_load_explicit(&mine->deferring, memory_order_relaxed) ? 1u : 0u);
+    return hs_holders_besides(&streams_deferring, mine ? &mine->deferring : NULL);
 }
 
 void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_launch *l))
@@ -137,10 +134,7 @@ void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_lau
         l->deferred = false;
     }
     lg->taken_upto = lg->deferred_upto;
-    if (atomic_load_explicit(&lg->deferring, memory_order_relaxed)) {
-        atomic_store_explicit(&lg->deferring, false, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&streams_deferring, 1, memory_order_release);
-    }
+    hs_holder_set(&streams_deferring, &lg->deferring, false);
     pthread_mutex_unlock(&s->lock);
 }
 

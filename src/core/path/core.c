@@ -267,10 +267,12 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
         hs_sides_ready(st); /* the report reads them */
         decide(c, st);
     }
-    if (HS_UNLIKELY(hs_fallback_always()) && st->decision == HS_FORWARD && (hs_sides_ready(st), true) &&
-        hs_fallback_applies(c, st)) {
-        st->rescued_result = hs_fallback_stage(c, st); /* staged instead of forwarded */
-        st->decision = HS_RESCUED;
+    if (HS_UNLIKELY(hs_fallback_always()) && st->decision == HS_FORWARD) {
+        hs_sides_ready(st);
+        if (hs_fallback_applies(c, st)) {
+            st->rescued_result = hs_fallback_stage(c, st); /* staged instead of forwarded */
+            st->decision = HS_RESCUED;
+        }
     }
     if (st->decision != HS_FORWARD)
         hs_model_unclaim(c, st); /* a blocked free must not leave the allocation in quarantine */

@@ -325,7 +325,9 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
         a->alloc_size = span.size;
         a->redzone = span.redzone;
     }
-    if (where == HS_WHERE_FREED && (hs_sides_ready(st), f->dst.where != HS_WHERE_FREED))
+    if (where == HS_WHERE_FREED || block_state == HS_BLOCK_FREED)
+        hs_sides_ready(st); /* the finding's side may be this argument */
+    if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
     a->block_state = (uint8_t)block_state;
     /* A region freed through NVTX: like a freed block, only a whole pointer-sized parameter counts. */
@@ -338,7 +340,7 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
             f->dst = (hs_side){
                 .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true, .region = region};
     }
-    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && (hs_sides_ready(st), f->dst.where != HS_WHERE_FREED) &&
+    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
         f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
         f->dst = (hs_side){
             .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED, .block = block};

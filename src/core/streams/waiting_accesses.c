@@ -1,7 +1,7 @@
-/* Waiting accesses of copies and memsets (see waiting_accesses.h).  Each stream's ring is
- * (about 24 KiB) made at its first waiting access and kept under that stream's lock, the one its copy took
- * for its place in stream order anyway. */
+/* Waiting accesses of copies and memsets (see waiting_accesses.h).  Each stream's ring (about
+ * 24 KiB) is made at its first waiting access and kept under that stream's lock. */
 #include "streams/waiting_accesses.h"
+#include "streams/holders.h"
 
 #include "process/stats.h"
 
@@ -67,21 +67,17 @@ bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *a
         if (accesses[i]->seq > r->newest_seq)
             r->newest_seq = accesses[i]->seq;
     }
-    if (r->n && !atomic_load_explicit(&r->counted, memory_order_relaxed)) {
-        atomic_store_explicit(&r->counted, true, memory_order_relaxed);
-        atomic_fetch_add_explicit(&streams_waiting, 1, memory_order_release);
-    }
+    hs_holder_set(&streams_waiting, &r->counted, r->n > 0);
     pthread_mutex_unlock(&s->lock);
     return true;
 }
 
 bool hs_waiting_others(const hs_stream *me)
 {
-    unsigned n = atomic_load_explicit(&streams_waiting, memory_order_acquire);
-    if (!n)
+    if (!atomic_load_explicit(&streams_waiting, memory_order_relaxed))
         return false;
     ring *mine = me && me->index < STREAMS ? atomic_load_explicit(&rings[me->index], memory_order_acquire) : NULL;
-    return n > (mine && atomic_load_explicit(&mine->counted, memory_order_relaxed) ? 1u : 0u);
+    return hs_holders_besides(&streams_waiting, mine ? &mine->counted : NULL);
 }
 
 void hs_waiting_take(hs_stream *s)
@@ -94,9 +90,6 @@ void hs_waiting_take(hs_stream *s)
         r->head = r->n = 0; /* all complete (a synchronised stream): nothing goes in */
     while (r->n)
         drop_oldest(s, r, HS_STAT_access_late_asked);
-    if (atomic_load_explicit(&r->counted, memory_order_relaxed)) {
-        atomic_store_explicit(&r->counted, false, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&streams_waiting, 1, memory_order_release);
-    }
+    hs_holder_set(&streams_waiting, &r->counted, false);
     pthread_mutex_unlock(&s->lock);
 }
