@@ -31,6 +31,7 @@ Partial results are printed as they come; everything runs against --budget secon
 Run from the repository root on a GPU machine, build/ (hipshadow, built with the CUDA front-end
 and the torch plugin) and vendor-device/ (the ggml tarball) carried:
   python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 9] [--best-of 1]
+                                     [--ggml-variants default,races=0] [--torch-variants blocks,torch_blocks=0]
                                      [--tokens 128] [--budget 480]
   --dry-run    print the plan (what runs, in what order, the estimated seconds) and exit; needs
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
@@ -481,9 +482,10 @@ def plan(args):
     side = min(args.side_pairs, args.pairs)
     steps = [("costs", 60, "costs")]
     if "ggml" in args.engines:
-        steps += [("ggml build (GGML_REUSE=1: none)", 0, None), ("ggml counts", 10, "counts"),
+        steps += [("ggml build (GGML_REUSE=1: none)", 0, None), ("ggml counts", 10 * len(args.ggml_variants), "counts"),
                   (f"ggml profile ({args.profile_runs} runs a side, T and 4T tokens)", args.profile_runs * 2 * 8, "profile"),
-                  (f"ggml {args.pairs} rounds", args.pairs * 2 * 3 * args.best_of, "rounds")]
+                  (f"ggml {args.pairs} rounds ({', '.join(args.ggml_variants[1:]) or 'no side variants'} in {side})",
+                   (args.pairs * 2 + side * (len(args.ggml_variants) - 1)) * 3 * args.best_of, "rounds")]
     if "torch" in args.engines:
         steps += [("torch event costs (torch_event_cost.py)", 60, "costs"), ("torch counts (3 variants)", 75, "counts"),
                   (f"torch profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 20, "profile"),
@@ -498,7 +500,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=9, help="plain/hipshadow pairs for each engine's default")
     ap.add_argument("--best-of", type=int, default=1,
                     help="runs of each side in a round, in turn, the fastest kept (a ggml run is one process)")
-    ap.add_argument("--side-pairs", type=int, default=9, help="rounds that also run torch_blocks=0 and redzones=64")
+    ap.add_argument("--side-pairs", type=int, default=9, help="rounds that also run the side variants (torch_blocks=0 and redzones=64; ggml's after "
+                         "its first)")
     ap.add_argument("--tokens", type=int, default=128, help="tokens generated per run")
     ap.add_argument("--budget", type=float, default=480, help="seconds for everything (default 480)")
     ap.add_argument("--steps", default="costs,counts,rounds",
@@ -507,6 +510,10 @@ def main():
     ap.add_argument("--profile-runs", type=int, default=2, help="sampled runs a side in the profile step")
     ap.add_argument("--torch-variants", default="blocks,torch_blocks=0,redzones=64",
                     help="PyTorch's variants under hipshadow, the first the default's (each round runs plain first)")
+    ap.add_argument("--ggml-variants", default="default",
+                    help="ggml's variants under hipshadow, comma-separated: 'default' (no options) or hipshadow options "
+                         "joined by ':' (races=0, ledger_size=256:stack_depth=0); the first is the default's, the "
+                         "others join the first --side-pairs rounds")
     ap.add_argument("--round-stats", action="store_true",
                     help="run each round's hipshadow side with stats=1 and print its counts (ROUND_STATS): what a "
                          "slow round did more of")
@@ -517,6 +524,11 @@ def main():
     args.torch_variants = [v for v in args.torch_variants.split(",") if v]
     if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64"} or not args.torch_variants:
         ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64 (got {args.torch_variants})")
+    args.ggml_variants = [v for v in args.ggml_variants.split(",") if v]
+    bad = [v for v in args.ggml_variants if v != "default" and not all(re.fullmatch(r"[a-z_]+=[^:,\s]+", o)
+                                                                         for o in v.split(":"))]
+    if bad or not args.ggml_variants:
+        ap.error(f"--ggml-variants: 'default' or NAME=VALUE options joined by ':' (got {bad or 'nothing'})")
     if set(args.steps) - {"costs", "counts", "profile", "rounds"}:
         ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'profile', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
@@ -537,7 +549,8 @@ def main():
         say("ggml: build (real_engines.py) and model")
         got = ggml_setup(args)
         if got:
-            work.append([GgmlGPT2("ggml/gpt-2-backend", [], *got)])
+            work.append([GgmlGPT2("ggml/gpt-2-backend" + ("" if v == "default" else "/" + v),
+                                  [] if v == "default" else v.split(":"), *got) for v in args.ggml_variants])
         else:
             print("NOTE ggml: no build (see real_engines.py's logs)")
     if "torch" in args.engines:
