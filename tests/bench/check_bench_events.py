@@ -59,6 +59,12 @@ if p.returncode != 0 or not re.match(r"arena [0-9.]+ ", p.stdout):
     problems.append(f"bench_events arena: exit {p.returncode}, output {p.stdout!r}")
 elif "SUMMARY: hipshadow: 0 findings" not in p.stderr:
     problems.append("bench_events arena: a finding in a clean benchmark: " + p.stderr[-800:])
+else:
+    # a clean launch of a kernel seen before takes the fast path (fast_launch.c): all but the first
+    m = re.search(r"^hipshadow: STATS .*\blaunch=(\d+) launch_fast=(\d+)", p.stderr, re.M)
+    if not m or int(m.group(1)) < 2000 or int(m.group(2)) < int(m.group(1)) - 8:
+        problems.append(f"bench_events arena: launches {m.groups() if m else None} (want all but the first on the "
+                        "fast path)")
 # Four paths into one helper share the cache's place (the same entry slot and return address):
 # kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
 p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,

@@ -3,6 +3,7 @@
  * device pointer, a bad host range, a reversed direction, hipMemcpyDefault, async and 2-D
  * copies, a range leaving its chunk in a large allocation, a pause, an annotated region, and a
  * legacy stream with work pending. */
+#include "path/core.h"
 #include "path/fast_copy.h"
 #include "path/init.h"
 #include "streams/ordering.h"
@@ -98,7 +99,7 @@ int main(void)
 
     /* a refusal goes to the full path, which explains it and returns it unchanged */
     CHECK(!hs_fast_copy_done(c.api, 7));
-    CHECK_EQ(hs_fast_copy_refused(&c, 7), 7);
+    CHECK_EQ(hs_after_refused_fast(&c, 7), 7);
 
     /* freed memory: the full path reports the use after free */
     hs_span gone;

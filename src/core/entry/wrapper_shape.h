@@ -1,5 +1,6 @@
 /* The one shape of every wrapper, shared by the front-ends: resolve (once), guard, describe,
- * check and decide, forward, record; a clean synchronous copy takes the fast path (fast_copy.h).  A front-end defines, before including this:
+ * check and decide, forward, record; a clean synchronous copy and a clean launch take their fast paths
+ * (fast_copy.h, fast_launch.h).  A front-end defines, before including this:
  *   real_<name>        the resolved real function (NULL when the runtime lacks it)
  *   resolve_once, resolve_all
  * and expands HS_WRAPPER once per entry of its api.inc. */
@@ -8,6 +9,7 @@
 
 #include "path/core.h"
 #include "path/fast_copy.h"
+#include "path/fast_launch.h"
 #include "entry/lookup.h"
 #include "streams/ordering.h"
 #include "runtime/own_calls.h"
@@ -57,12 +59,27 @@
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                                                 \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
                     int errno_ = errno;                                                                                \
-                    r = (ret_t)hs_fast_copy_refused(&refused_, (int)r);                                                \
+                    r = (ret_t)hs_after_refused_fast(&refused_, (int)r);                                               \
                     errno = errno_;                                                                                    \
                 }                                                                                                      \
                 hs_leave();                                                                                            \
                 return r;                                                                                              \
             }                                                                                                          \
+        }                                                                                                              \
+        if (quick_.op == HS_OP_LAUNCH) {                                                                               \
+            const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
+            int errno_ = errno;                                                                                        \
+            if (hs_fast_launch(&call)) {                                                                               \
+                errno = errno_;                                                                                        \
+                ret_t r = real_##name args;                                                                            \
+                errno_ = errno;                                                                                        \
+                hs_own_forwarded(api_id, (int)r);                                                                      \
+                r = (ret_t)hs_fast_launch_done(&call, (int)r);                                                         \
+                hs_leave();                                                                                            \
+                errno = errno_;                                                                                        \
+                return r;                                                                                              \
+            }                                                                                                          \
+            errno = errno_;                                                                                            \
         }                                                                                                              \
         const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                          \
         /* the slot of this wrapper's return address: event stacks are cached by it (stacks.c) */                      \

@@ -129,7 +129,8 @@ void hs_print_suspects(FILE *f, const hs_suspects *s, uint64_t now_ns)
             f,
             "  #%d kernel '%s' (%s) on stream 0x%lx, grid (%u,%u,%u) block (%u,%u,%u), %.6f s before, by thread T%u\n",
             i, l->name ? l->name : "?", hs_frontend_active.api_names[l->api], (unsigned long)l->stream, l->grid[0],
-            l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], (now_ns - l->time_ns) / 1e9, l->thread);
+            l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+            (double)(int64_t)(now_ns - hs_stamp_ns(l->stamp)) / 1e9, l->thread);
         print_launch_args(f, l);
         if (l->stack) {
             fprintf(f, "    launched at:\n");

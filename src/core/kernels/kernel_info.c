@@ -31,12 +31,19 @@ static hs_kernel_info *find(const void *kernel, unsigned *empty)
     return NULL;
 }
 
+/* A launch asks up to four times (facts, model, accesses, record): the last answer is kept. */
+static HS_TLS hs_kernel_info *last;
+
+bool hs_kernel_info_known(const void *kernel)
+{
+    unsigned empty;
+    return (last && last->kernel == kernel) || find(kernel, &empty);
+}
+
 const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
 {
     if (!c->kernel || (c->kernel_ref != HS_KREF_STUB && c->kernel_ref != HS_KREF_FUNCTION))
         return NULL;
-    /* A launch asks up to four times (facts, model, accesses, record): the last answer is kept. */
-    static HS_TLS hs_kernel_info *last;
     if (last && last->kernel == c->kernel)
         return last;
     unsigned empty;

@@ -21,6 +21,8 @@ typedef struct hs_kernel_info {
 
 /* The launch's kernel; NULL for graphs and host functions, or when memory runs out. */
 const hs_kernel_info *hs_kernel_info_of(const hs_call *c);
+/* Whether the kernel's info was asked for before (lock-free, no runtime call). */
+bool hs_kernel_info_known(const void *kernel);
 void hs_kernel_info_after_fork(void);
 
 #endif

@@ -7,9 +7,8 @@
 #include "call.h"
 
 typedef struct hs_launch {
-    uint64_t seq;     /* the stream's operation number: complete once the stream's done >= seq */
-    uint64_t stamp;   /* hs_order_stamp(): orders launches across streams */
-    uint64_t time_ns; /* coarse: for "launched N s before" */
+    uint64_t seq;   /* the stream's operation number: complete once the stream's done >= seq */
+    uint64_t stamp; /* hs_order_stamp(): orders launches across streams; its time: hs_stamp_ns */
     uintptr_t stream;
     uintptr_t caller; /* the program's return address at the launch (always recorded) */
     uint32_t stack;   /* the whole launch stack (launch_stacks=1 or serialize=1), else 0 */

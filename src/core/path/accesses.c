@@ -165,7 +165,7 @@ static void add_deferred_launch(hs_stream *s, const hs_launch *l)
 {
     hs_access call;
     memset(&call, 0, sizeof call);
-    call.time_ns = l->time_ns;
+    call.time_ns = hs_stamp_ns(l->stamp);
     call.stream = l->stream;
     call.caller = l->caller;
     call.stream_index = s->index;
@@ -220,26 +220,30 @@ static bool deferrable(const hs_call *c)
            !HS_UNLIKELY(hs_regions_any());
 }
 
-void hs_gather_accesses(const hs_call *c, hs_call_state *st)
+/* search: whether the call's accesses may be looked up in the histories (a search marks the
+ * race it finds as said); false returns false where one is needed. */
+static bool gather(const hs_call *c, hs_call_state *st, bool search)
 {
     hs_facts *f = &st->facts;
     if (!mine())
-        return;
+        return true;
     cur->n = 0;
     cur->built = cur->defer = false;
     memset(&cur->facts, 0, offsetof(hs_access_facts, race));
     if (c->op == HS_OP_LAUNCH ? !f->n_args : f->dst.where != HS_WHERE_LIVE && f->src.where != HS_WHERE_LIVE)
-        return; /* no device memory in it that is tracked */
+        return true; /* no device memory in it that is tracked */
     if (hs_access_races() && st->stream)
         add_deferred_of_others(st->stream);
     cur->defer = deferrable(c);
     if (cur->defer && (!st->stream || !hs_access_may_race(st->stream->index))) {
         f->access = &cur->facts; /* nothing to search; built later only if it cannot wait */
-        return;
+        return true;
     }
+    if (!search)
+        return false;
     build(c, st);
     if (!cur->n)
-        return;
+        return true;
     if (hs_access_races() && st->stream) {
         uint64_t ids[MAX_ACCESSES];
         const hs_access *all[MAX_ACCESSES];
@@ -278,7 +282,11 @@ void hs_gather_accesses(const hs_call *c, hs_call_state *st)
             }
     }
     f->access = &cur->facts;
+    return true;
 }
+
+void hs_gather_accesses(const hs_call *c, hs_call_state *st) { gather(c, st, true); }
+bool hs_gather_accesses_unsearched(const hs_call *c, hs_call_state *st) { return gather(c, st, false); }
 
 bool hs_accesses_deferrable(void) { return cur && cur->defer; }
 

@@ -10,6 +10,10 @@
 #include "kernels/ledger.h"
 
 void hs_gather_accesses(const hs_call *c, hs_call_state *st);
+/* The same where the call needs no search of the histories (a launch whose accesses wait, or
+ * with none tracked); false, with nothing searched, where it does: a search says each race it
+ * finds once, so it is left to the full path. */
+bool hs_gather_accesses_unsearched(const hs_call *c, hs_call_state *st);
 void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq);
 
 /* A launch's accesses may wait in its ledger record (hs_launch.deferred) rather than go into

@@ -223,7 +223,7 @@ static void count_op(hs_op op)
     hs_stat_count(k);
 }
 
-hs_decision hs_before(const hs_call *c, hs_call_state *st)
+static hs_decision before(const hs_call *c, hs_call_state *st, bool enqueue)
 {
     if (HS_UNLIKELY(hs_stats_on))
         count_op(c->op);
@@ -279,9 +279,18 @@ hs_decision hs_before(const hs_call *c, hs_call_state *st)
     hs_record_start(st);
     if (row->log_before)
         row->log_before(c, st, paused);
-    if (row->enqueue && st->decision == HS_FORWARD)
+    if (row->enqueue && st->decision == HS_FORWARD && enqueue)
         row->enqueue(c, st); /* a launch is in the ledger before the device can fault on it */
     return st->decision;
+}
+
+hs_decision hs_before(const hs_call *c, hs_call_state *st) { return before(c, st, true); }
+
+int hs_after_refused_fast(const hs_call *c, int result)
+{
+    hs_call_state st;
+    before(c, &st, false); /* the fast path made the enqueue (a launch's ledger record) */
+    return hs_after(c, &st, result);
 }
 
 /* ---- after the call ---- */

@@ -393,6 +393,13 @@ void hs_gather_launch(const hs_call *c, hs_call_state *st)
         hs_gather_accesses(c, st);
 }
 
+bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
+{
+    gather_stream_work(c, st);
+    gather_args(c, st);
+    return !hs_access_tracking() || hs_gather_accesses_unsearched(c, st);
+}
+
 void hs_gather_result(const hs_call *c, hs_call_state *st, int result)
 {
     const hs_layer *layer = hs_layer_of(c->api);

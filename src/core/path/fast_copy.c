@@ -74,12 +74,3 @@ bool hs_fast_copy_done(uint16_t api, int result)
     hs_order_complete_legacy();
     return true;
 }
-
-int hs_fast_copy_refused(const hs_call *c, int result)
-{
-    /* The full path explains it (or rescues it: fallback=stage).  Its facts are gathered now; the
-     * copy changed nothing, so they are what they were before it. */
-    hs_call_state st;
-    hs_before(c, &st);
-    return hs_after(c, &st, result);
-}

@@ -31,9 +31,8 @@ typedef struct hs_copy_args {
 /* Before forwarding: true when the copy is clean and needs nothing else from hipshadow. */
 bool hs_fast_copy_clean(const hs_copy_args *a);
 /* After forwarding it: the stream model; false when the runtime refused the copy, which the
- * caller then hands, described in full, to hs_fast_copy_refused (explained, or rescued by
- * fallback=stage).  Returns what the program gets. */
+ * caller then hands, described in full, to hs_after_refused_fast (core.h: explained, or rescued
+ * by fallback=stage). */
 bool hs_fast_copy_done(uint16_t api, int result);
-int hs_fast_copy_refused(const hs_call *c, int result);
 
 #endif

@@ -214,7 +214,6 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     hs_launch l;
     memset(&l, 0, offsetof(hs_launch, args));
     l.stamp = hs_order_stamp();
-    l.time_ns = hs_coarse_ns();
     l.stream = c->stream;
     l.caller = c->caller;
     l.stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0;

@@ -48,11 +48,30 @@ uint64_t hs_order_stamp(void)
 #endif
 }
 
+/* The stamp and the coarse clock at hs_start_ns: what hs_stamp_ns measures from */
+static uint64_t started_stamp, started_coarse_ns;
+
 uint64_t hs_start_ns(void)
 {
-    if (!started_ns)
+    if (!started_ns) {
+        started_stamp = hs_order_stamp();
+        started_coarse_ns = hs_coarse_ns();
         started_ns = hs_now_ns();
+    }
     return started_ns;
+}
+
+uint64_t hs_stamp_ns(uint64_t stamp)
+{
+    uint64_t now_stamp = hs_order_stamp(), now_ns = hs_coarse_ns();
+    if (!started_stamp || stamp >= now_stamp || now_ns <= started_coarse_ns)
+        return now_ns;
+    if (stamp <= started_stamp)
+        return started_coarse_ns;
+    /* the rate from the time since the start (seconds to days: a coarse clock's few ms of error
+     * make it more exact the longer it runs) */
+    double ns_per_tick = (double)(now_ns - started_coarse_ns) / (double)(now_stamp - started_stamp);
+    return now_ns - (uint64_t)((double)(now_stamp - stamp) * ns_per_tick);
 }
 
 uint32_t hs_thread_id(void)

@@ -16,8 +16,12 @@ uint64_t hs_now_ns(void);              /* CLOCK_REALTIME, for records that are c
 uint64_t hs_coarse_ns(void);           /* the same clock at a few ms resolution, for the hot path's ages */
 uint64_t hs_coarse_monotonic_ns(void); /* a few ms resolution, never steps back: for rate limits */
 uint64_t hs_order_stamp(void);         /* a cheap, monotonic stamp: which of two events came first */
-uint32_t hs_thread_id(void);           /* kernel tid, cached per thread */
-uint64_t hs_start_ns(void);            /* when hipshadow started in this process */
+/* A stamp's time on hs_coarse_ns's clock, worked out when it is read (a launch records no clock
+ * of its own): the stamp's distance from the one taken at hs_start_ns, at the rate the two clocks
+ * have advanced since then. */
+uint64_t hs_stamp_ns(uint64_t stamp);
+uint32_t hs_thread_id(void); /* kernel tid, cached per thread */
+uint64_t hs_start_ns(void);  /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
 /* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
  * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is
