@@ -50,19 +50,19 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
+hs_launch *hs_ledger_claim_locked(hs_stream *s)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
         if (atomic_load_explicit(&s->no_ledger, memory_order_relaxed))
-            return false; /* the budget was spent when this stream first launched */
+            return NULL; /* the budget was spent when this stream first launched */
         unsigned cap = take_entries(entries_per_stream);
         struct hs_ledger *made = cap ? malloc(sizeof *made + cap * sizeof(hs_launch)) : NULL;
         if (!made) {
             if (cap)
                 give_back(cap);
             atomic_store_explicit(&s->no_ledger, true, memory_order_relaxed);
-            return false;
+            return NULL;
         }
         made->cap = cap;
         made->head = made->n = 0;
@@ -75,21 +75,33 @@ bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
             lg = made;
         }
     }
-    /* Only the arguments the launch has: a whole record is ~460 bytes, most of them the unused
-     * argument slots, and a `rep movs` of all of them was a fifth of a launch's added cost.
-     * Readers look at args[0..n_args) only. */
     unsigned at = lg->head + lg->n; /* < 2 cap: no division at every launch */
     hs_launch *slot = &lg->ring[at >= lg->cap ? at - lg->cap : at];
-    memcpy(slot, l, offsetof(hs_launch, args));
-    memcpy(slot->args, args, (size_t)l->n_args * sizeof *args);
     if (lg->n < lg->cap)
         lg->n++;
     else
         lg->head = lg->head + 1 == lg->cap ? 0 : lg->head + 1; /* the oldest is forgotten */
+    return slot;
+}
+
+void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
+{
+    struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_relaxed);
     if (l->deferred) {
         lg->deferred_upto = l->seq;
         hs_holder_set(&streams_deferring, &lg->deferring, true);
     }
+}
+
+bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
+{
+    hs_launch *slot = hs_ledger_claim_locked(s);
+    if (!slot)
+        return false;
+    /* only the arguments the launch has: readers look at args[0..n_args) */
+    memcpy(slot, l, offsetof(hs_launch, args));
+    memcpy(slot->args, args, (size_t)l->n_args * sizeof *args);
+    hs_ledger_commit_locked(s, slot);
     return true;
 }
 

@@ -47,6 +47,12 @@ void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
  * (hs_order_enqueue_recorded).  The ring is made at the first one.  false: not recorded (the
  * budget was spent, or memory ran out). */
 bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
+/* The same in two steps, for a caller that writes the record in place (a record built elsewhere
+ * and copied in is read back before its own stores have left the core): the slot the launch
+ * takes (NULL: not recorded), then, once the caller filled its head and args[0..n_args), what
+ * the ledger keeps of it (whether its accesses wait in it). */
+hs_launch *hs_ledger_claim_locked(hs_stream *s);
+void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l);
 /* s's lock held: the record the next hs_ledger_add_locked overwrites (its ring is full), else NULL. */
 const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s);
 /* Whether a stream other than `me` has launches whose accesses are deferred (hs_launch.deferred),

@@ -229,7 +229,9 @@ static void gather_stream_work(const hs_call *c, hs_call_state *st)
     hs_facts *f = &st->facts;
     if (f->stream_state != HS_STREAM_OK)
         return;
-    hs_stream *s = st->stream = c->has_stream ? hs_stream_of_state(c->stream, &f->stream_info) : hs_stream_get(0);
+    hs_stream *s = st->stream; /* a fast path found it already */
+    if (!s)
+        s = st->stream = c->has_stream ? hs_stream_of_state(c->stream, &f->stream_info) : hs_stream_get(0);
     if (!s)
         return;
     bool sync_like = hs_is_sync_like(c);

@@ -17,6 +17,7 @@
 #include "process/stats.h"
 #include "rules/check.h"
 #include "runtime/frontend.h"
+#include "streams/streams.h"
 
 /* Nothing switched on that the full path does more for at a launch. */
 static bool full_path_not_needed(void)
@@ -40,19 +41,14 @@ bool hs_fast_launch(const hs_call *c)
     f->capturing_stream = 0;
     f->own_stream_capturing = false;
     st->sides_stale = true;
-    st->stream = NULL;
     st->stack = 0;
     st->n_findings = 0;
     st->decision = HS_FORWARD;
     st->launch_seq = 0;
     st->host_box = NULL;
-    if (c->has_stream) {
-        hs_gather_stream_state(c, st);
-        if (f->stream_state != HS_STREAM_OK)
-            return false; /* invalid-stream: the full path reports it */
-    } else {
-        f->stream_state = HS_STREAM_OK;
-    }
+    f->stream_state = HS_STREAM_OK;
+    if (!(st->stream = c->has_stream ? hs_stream_live(c->stream) : hs_stream_null()))
+        return false; /* an invalid stream (the full path reports it), or one not modelled */
     if (!hs_gather_launch_unsearched(c, st) || hs_check_launch(c, f, st->findings, HS_MAX_FINDINGS_PER_CALL))
         return false;
     if (HS_UNLIKELY(hs_stats_on)) {

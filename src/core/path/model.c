@@ -183,23 +183,48 @@ void hs_model_pool_destroy(const hs_call *c, hs_call_state *st)
 
 /* ---- launches ---- */
 
-/* What a launch's ledger record needs, handed to hs_order_enqueue_recorded. */
+/* What a launch's ledger record is made of, handed to hs_order_enqueue_recorded. */
 typedef struct launch_record {
-    hs_launch *head;
-    const hs_launch_arg *args;
+    const hs_call *c;
+    const hs_facts *f;
+    const hs_kernel_info *k;
+    uint32_t stack;
+    bool deferred;
     bool recorded;
 } launch_record;
 
-/* Under the stream's lock, with the launch's place in stream order: its record.  A deferred
- * launch about to be overwritten gives its accesses to the history first. */
+/* Under the stream's lock, with the launch's place in stream order: its record, written in its
+ * ledger slot.  A deferred launch about to be overwritten gives its accesses to the history first. */
 static void record_launch(hs_stream *s, uint64_t seq, void *arg)
 {
     launch_record *r = arg;
-    r->head->seq = seq;
     const hs_launch *old = hs_ledger_next_overwritten_locked(s);
     if (old)
         hs_accesses_add_overwritten(s, old);
-    r->recorded = hs_ledger_add_locked(s, r->head, r->args);
+    hs_launch *l = hs_ledger_claim_locked(s);
+    if (!l)
+        return;
+    const hs_call *c = r->c;
+    l->seq = seq;
+    l->stamp = hs_order_stamp();
+    l->stream = c->stream;
+    l->caller = c->caller;
+    l->stack = r->stack;
+    l->thread = hs_thread_id();
+    l->name = r->k ? r->k->name : NULL;
+    l->kernel = c->kernel;
+    for (int i = 0; i < 3; i++) {
+        l->grid[i] = c->grid[i];
+        l->block[i] = c->block[i];
+    }
+    l->shmem = (uint32_t)c->shmem;
+    l->api = c->api;
+    l->kernel_ref = c->kernel_ref;
+    l->n_args = r->f->n_args;
+    l->deferred = r->deferred;
+    memcpy(l->args, r->f->args, (size_t)l->n_args * sizeof *l->args); /* readers look at args[0..n_args) */
+    hs_ledger_commit_locked(s, l);
+    r->recorded = true;
 }
 
 void hs_model_launch(const hs_call *c, hs_call_state *st)
@@ -208,45 +233,28 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
     if (!s || c->kernel_ref == HS_KREF_NONE)
         return;
     const hs_facts *f = &st->facts;
-    const hs_kernel_info *k = hs_kernel_info_of(c);
-    /* The record's head only: its arguments go from the facts straight into the ledger (zeroing
-     * and copying all eight argument slots twice was most of this function's cost). */
-    hs_launch l;
-    memset(&l, 0, offsetof(hs_launch, args));
-    l.stamp = hs_order_stamp();
-    l.stream = c->stream;
-    l.caller = c->caller;
-    l.stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0;
-    l.thread = hs_thread_id();
-    l.name = k ? k->name : NULL;
-    l.kernel = c->kernel;
-    l.shmem = (uint32_t)c->shmem;
-    l.api = c->api;
-    l.kernel_ref = c->kernel_ref;
-    l.n_args = f->n_args;
-    l.deferred = HS_UNLIKELY(f->access != NULL) && hs_accesses_deferrable();
-    for (int i = 0; i < 3; i++) {
-        l.grid[i] = c->grid[i];
-        l.block[i] = c->block[i];
-    }
+    launch_record rec = {.c = c,
+                         .f = f,
+                         .k = hs_kernel_info_of(c),
+                         .stack = hs_opts()->launch_stacks || hs_opts()->serialize ? hs_stack_capture() : 0,
+                         .deferred = HS_UNLIKELY(f->access != NULL) && hs_accesses_deferrable()};
     /* Its place in stream order and its ledger record under one hold of the stream's lock; a
      * launch captured into a graph gets neither (it runs when the graph does). */
-    launch_record rec = {&l, f->args, false};
-    l.seq = hs_order_enqueue_recorded(s, record_launch, &rec);
-    st->launch_seq = l.seq; /* for the post-mortem log's LAUNCH record */
+    uint64_t seq = hs_order_enqueue_recorded(s, record_launch, &rec);
+    st->launch_seq = seq; /* for the post-mortem log's LAUNCH record */
     if (!st->stack)
-        st->stack = l.stack; /* launch_stacks=1: the record carries it too */
-    if (HS_UNLIKELY(f->access != NULL) && l.seq && l.deferred && rec.recorded)
+        st->stack = rec.stack; /* launch_stacks=1: the record carries it too */
+    if (HS_UNLIKELY(f->access != NULL) && seq && rec.deferred && rec.recorded)
         hs_accesses_deferred(); /* its ledger record holds them */
-    else if (HS_UNLIKELY(f->access != NULL) && l.seq)
-        hs_model_accesses(c, st, l.seq);
-    if (!l.seq)
+    else if (HS_UNLIKELY(f->access != NULL) && seq)
+        hs_model_accesses(c, st, seq);
+    if (!seq)
         return;
     if (c->kernel_ref == HS_KREF_HOST_FN && c->kernel) { /* once it ran, it and all before it are done;
                                                            * no function: the runtime refuses it, unboxed */
         hs_host_fn fn = c->host_callback ? NULL : (hs_host_fn)c->kernel;
         hs_stream_callback cb = c->host_callback ? (hs_stream_callback)c->kernel : NULL;
-        st->host_box = hs_order_host_fn_box(c->stream, l.seq, fn, cb, c->host_data);
+        st->host_box = hs_order_host_fn_box(c->stream, seq, fn, cb, c->host_data);
     }
     for (int i = 0; i < f->n_args; i++) {
         const hs_launch_arg *a = &f->args[i];

@@ -253,19 +253,19 @@ static HS_TLS struct last_live {
     hs_span info;
 } last_live;
 
-static bool find_live(uintptr_t handle, hs_span *info)
+/* The cache, filled with handle's record when handle is live (NULL: it is not). */
+static const struct last_live *find_live(uintptr_t handle)
 {
     unsigned generation = hs_span_generation(&st.live); /* before the search: a write after it misses */
-    if (handle && last_live.handle == handle && last_live.generation == generation && !(generation & 1u)) {
-        *info = last_live.info;
-        return true;
-    }
-    if (!hs_span_find_exact(&st.live, handle, info))
-        return false;
+    if (handle && last_live.handle == handle && last_live.generation == generation && !(generation & 1u))
+        return &last_live;
+    hs_span info;
+    if (!hs_span_find_exact(&st.live, handle, &info))
+        return NULL;
     last_live.handle = handle;
     last_live.generation = generation;
-    last_live.info = *info;
-    return true;
+    last_live.info = info;
+    return &last_live;
 }
 
 hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
@@ -276,8 +276,11 @@ hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
             info->base = handle;
             return HS_STREAM_OK;
         }
-    if (find_live(handle, info))
+    const struct last_live *live = find_live(handle);
+    if (live) {
+        *info = live->info;
         return HS_STREAM_OK;
+    }
     if (hs_span_find_exact(&st.destroyed, handle, info))
         return HS_STREAM_DESTROYED;
     memset(info, 0, sizeof *info);
@@ -303,10 +306,18 @@ hs_stream *hs_stream_get(uintptr_t handle)
         }
         return per_thread;
     }
-    hs_span s;
-    if (!find_live(handle, &s))
-        return NULL;
-    return hs_stream_by_index((uint32_t)s.id);
+    const struct last_live *live = find_live(handle);
+    return live ? hs_stream_by_index((uint32_t)live->info.id) : NULL;
+}
+
+hs_stream *hs_stream_live(uintptr_t handle)
+{
+    if (handle == 0 || (handle == st.legacy_handle && handle))
+        return st.by_index[0];
+    if (handle == st.per_thread_handle && handle)
+        return per_thread; /* made at this thread's first call on it, on the full path */
+    const struct last_live *live = find_live(handle);
+    return live ? hs_stream_by_index((uint32_t)live->info.id) : NULL;
 }
 
 hs_stream *hs_stream_of_state(uintptr_t handle, const hs_span *info)

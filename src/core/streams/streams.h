@@ -98,6 +98,9 @@ hs_stream *hs_stream_get(uintptr_t handle);
 /* The same, from what hs_stream_state_of just answered for handle (info): the live record it
  * found names the stream, so the index is not searched twice in one call. */
 hs_stream *hs_stream_of_state(uintptr_t handle, const hs_span *info);
+/* A fast path's lookup: the record of the null stream, of this thread's per-thread stream once
+ * made, or of a live stream the program created; NULL for anything else (the full path decides). */
+hs_stream *hs_stream_live(uintptr_t handle);
 hs_stream *hs_stream_by_index(uint32_t index);
 uint32_t hs_stream_count(void); /* indices are 0 .. count-1 */
 hs_stream *hs_stream_null(void);
