@@ -12,6 +12,7 @@
 #include "layers.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,7 +63,18 @@ static void resolve_all(void)
     *(void **)&real_cudaDeviceCanAccessPeer = hs_resolve("cudaDeviceCanAccessPeer", sonames, &runtime);
 }
 
-static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
+/* Set once every real function is resolved: a wrapper's check is one load, not a call. */
+static atomic_bool resolved;
+static void resolve_all_and_say(void)
+{
+    resolve_all();
+    atomic_store_explicit(&resolved, true, memory_order_release);
+}
+static inline void resolve_runtime(void)
+{
+    if (HS_UNLIKELY(!atomic_load_explicit(&resolved, memory_order_acquire)))
+        pthread_once(&resolve_once, resolve_all_and_say);
+}
 
 #define HS_CUDA_FN(name, params, args, ...)                                                                            \
     HS_WRAPPER(cudaError_t, name, params, args, HS_CUDA_API_##name, cudaErrorInvalidValue, cudaErrorSymbolNotFound,    \

@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,7 +106,18 @@ static void resolve_all(void)
     *(void **)&real_hipDeviceCanAccessPeer = hs_resolve("hipDeviceCanAccessPeer", sonames, &runtime);
 }
 
-static void resolve_runtime(void) { pthread_once(&resolve_once, resolve_all); }
+/* Set once every real function is resolved: a wrapper's check is one load, not a call. */
+static atomic_bool resolved;
+static void resolve_all_and_say(void)
+{
+    resolve_all();
+    atomic_store_explicit(&resolved, true, memory_order_release);
+}
+static inline void resolve_runtime(void)
+{
+    if (HS_UNLIKELY(!atomic_load_explicit(&resolved, memory_order_acquire)))
+        pthread_once(&resolve_once, resolve_all_and_say);
+}
 
 #define HS_HIP_FN(name, params, args, ...)                                                                             \
     HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,                                \

@@ -1,6 +1,8 @@
 /* Kernels on the simulated runtime (sim_kernels.h).
  *   far-write    poke writes 1 GiB past its buffer; a later, valid D2H returns the fault
  *   freed-arg    poke is launched on a buffer freed just before
+ *   known-kernel poke is launched clean first (later launches of it take the fast path), then
+ *                on a stream destroyed just before and on a buffer freed just before
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
  *   overflow     poke writes 40 bytes past the end of a 4000-byte buffer (caught by redzones=N)
  *   stub-freed-arg  freed-arg, launched the way hipcc-built programs launch: the fat binary and
@@ -47,6 +49,23 @@ static int freed_arg(void)
     MUST(hipMalloc((void **)&b, sizeof host));
     MUST(hipFree(a));
     TRY(launch_poke(a, 0, 7, 0));
+    TRY(hipMemcpyDtoH(host, b, sizeof host));
+    return 0;
+}
+
+static int known_kernel(void)
+{
+    int *a, *b, host[1024];
+    hipStream_t s;
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(launch_poke(b, 0, 7, 0));
+    MUST(hipDeviceSynchronize());
+    MUST(hipStreamCreate(&s));
+    MUST(hipStreamDestroy(s));
+    TRY(launch_poke(b, 0, 7, s)); /* invalid-stream */
+    MUST(hipFree(a));
+    TRY(launch_poke(a, 0, 7, 0)); /* kernel-use-after-free */
     TRY(hipMemcpyDtoH(host, b, sizeof host));
     return 0;
 }
@@ -234,6 +253,7 @@ int main(int argc, char **argv)
     } cases[] = {
         {"far-write", far_write},
         {"freed-arg", freed_arg},
+        {"known-kernel", known_kernel},
         {"serialize", serialize},
         {"clean", clean},
         {"overflow", overflow},
@@ -248,7 +268,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
         if (!strcmp(argv[1], cases[i].name))
             return cases[i].fn();
-    fprintf(stderr, "usage: kernel_cases far-write|freed-arg|serialize|clean|overflow|stub-freed-arg|overflow-at-exit|"
-                    "overflow-async|host-fn-retires\n");
+    fprintf(
+        stderr,
+        "usage: kernel_cases far-write|freed-arg|known-kernel|serialize|clean|overflow|stub-freed-arg|overflow-at-exit|"
+        "overflow-async|host-fn-retires\n");
     return 2;
 }

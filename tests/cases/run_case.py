@@ -369,6 +369,15 @@ CASES = {
                 "device-fault": {"kernels.0.args.0.state": "freed"}},
         stderr_has=["argument 0 = 0x", "(a pointer parameter) points into allocation #1 + 0, freed",
                     "Freed by thread"], exit=0),
+    # The same findings from a kernel launched before (the fast path hands the launch over): a
+    # destroyed stream, then a freed buffer.
+    "kernel_known_freed_arg": dict(
+        program="kernel_cases", options="fault_events=0", args=["known-kernel"],
+        kinds={"invalid-stream": 1, "kernel-use-after-free": 1, "device-fault": 1},
+        fields={"kernel-use-after-free": {"severity": "error", "api": "hipModuleLaunchKernel",
+                                          "kernels.0.name": "poke", "kernels.0.args.0.state": "freed"},
+                "invalid-stream": {"api": "hipModuleLaunchKernel"}},
+        exit=0),
     "kernel_stub_freed_arg": dict(
         program="kernel_cases", options="fault_events=0", args=["stub-freed-arg"],
         kinds={"kernel-use-after-free": 1, "device-fault": 1},

@@ -222,7 +222,8 @@ static void record_launch(hs_stream *s, uint64_t seq, void *arg)
     l->kernel_ref = c->kernel_ref;
     l->n_args = r->f->n_args;
     l->deferred = r->deferred;
-    memcpy(l->args, r->f->args, (size_t)l->n_args * sizeof *l->args); /* readers look at args[0..n_args) */
+    for (int i = 0; i < l->n_args; i++) /* readers look at args[0..n_args); a few, each copied inline */
+        l->args[i] = r->f->args[i];
     hs_ledger_commit_locked(s, l);
     r->recorded = true;
 }
