@@ -105,10 +105,19 @@ bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
     return true;
 }
 
-const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s)
+const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
-    return lg && lg->n == lg->cap ? &lg->ring[lg->head] : NULL;
+    if (!lg || lg->n < lg->cap)
+        return NULL;
+    /* Answered without reading the oldest record where it must be complete, as it mostly is: its
+     * line is long out of the cache (the ring is ledger_size records), and a load that misses
+     * stalls the launch, where the stores that overwrite it do not.  Each launch since it took a
+     * stream operation number of its own: its number is at most seq - cap. */
+    uint64_t done = atomic_load_explicit(&s->done, memory_order_acquire);
+    if (lg->deferred_upto <= done || seq - lg->cap <= done)
+        return NULL;
+    return &lg->ring[lg->head];
 }
 
 bool hs_ledger_others_deferred(const hs_stream *me)

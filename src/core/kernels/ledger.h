@@ -53,8 +53,10 @@ bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg 
  * the ledger keeps of it (whether its accesses wait in it). */
 hs_launch *hs_ledger_claim_locked(hs_stream *s);
 void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l);
-/* s's lock held: the record the next hs_ledger_add_locked overwrites (its ring is full), else NULL. */
-const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s);
+/* s's lock held, for the launch taking stream operation number seq: the record the next
+ * hs_ledger_add_locked overwrites when it may be a deferred launch still in flight, else NULL
+ * (the ring is not full, or that record is surely complete). */
+const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq);
 /* Whether a stream other than `me` has launches whose accesses are deferred (hs_launch.deferred),
  * perhaps still in flight: lock-free, and false in the common case of one stream at work. */
 bool hs_ledger_others_deferred(const hs_stream *me);

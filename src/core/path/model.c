@@ -198,7 +198,7 @@ typedef struct launch_record {
 static void record_launch(hs_stream *s, uint64_t seq, void *arg)
 {
     launch_record *r = arg;
-    const hs_launch *old = hs_ledger_next_overwritten_locked(s);
+    const hs_launch *old = hs_ledger_next_overwritten_locked(s, seq);
     if (old)
         hs_accesses_add_overwritten(s, old);
     hs_launch *l = hs_ledger_claim_locked(s);
