@@ -564,14 +564,20 @@ static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
  * program launches on the same few buffers between its allocations: at 1M allocations a lookup
  * is two cache misses (the page word, the record), a hit none.  The version is 32 bits: an
  * entry could be taken for current only if exactly 2^32 writes happened since it was read. */
-enum { FIND_CACHE = 4 };
+enum { FIND_CACHE = 4, FIND_DIRECT = 64, FIND_REGION_SHIFT = 21 };
+typedef struct find_entry {
+    const hs_page_map *map;
+    unsigned seen;
+    hs_span span;
+} find_entry;
+/* Two ways in: by the address's 2 MiB region (an engine's arguments point into a few dozen
+ * allocations, a caching allocator's segments among them: one entry to look at, wherever the
+ * pointer falls), then the last few answers whatever their region (two regions that share a
+ * slot do not evict each other's answer). */
 typedef struct find_cache {
     unsigned next;
-    struct find_entry {
-        const hs_page_map *map;
-        unsigned seen;
-        hs_span span;
-    } e[FIND_CACHE];
+    find_entry e[FIND_CACHE];
+    find_entry direct[FIND_DIRECT];
 } find_cache;
 /* A pointer, the entries mapped at a thread's first lookup: static TLS is carved out of each
  * thread's stack by glibc, and a thread made with a 16 KiB stack has none to spare. */
@@ -598,20 +604,25 @@ bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
     if (HS_UNLIKELY(!fc))
         return lookup(m, addr, false, out) != 0;
     unsigned now = atomic_load_explicit(&m->seq, memory_order_acquire);
+    find_entry *d = &fc->direct[(addr >> FIND_REGION_SHIFT) % FIND_DIRECT];
+    if (d->map == m && d->seen == now && span_contains(&d->span, addr)) {
+        *out = d->span;
+        return true;
+    }
     for (int i = 0; i < FIND_CACHE; i++) {
-        struct find_entry *e = &fc->e[i];
+        find_entry *e = &fc->e[i];
         if (e->map == m && e->seen == now && span_contains(&e->span, addr)) {
             *out = e->span;
+            *d = *e;
             return true;
         }
     }
     unsigned seen;
     if (!lookup_seen(m, addr, false, out, &seen))
         return false;
-    struct find_entry *e = &fc->e[fc->next++ % FIND_CACHE];
-    e->map = m;
-    e->seen = seen;
-    e->span = *out;
+    find_entry *e = &fc->e[fc->next++ % FIND_CACHE];
+    *e = (find_entry){.map = m, .seen = seen, .span = *out};
+    *d = *e;
     return true;
 }
 bool hs_pm_find_exact(hs_page_map *m, uintptr_t addr, hs_span *out) { return lookup(m, addr, true, out) != 0; }
