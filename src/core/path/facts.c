@@ -350,9 +350,16 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
 
 static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)
 {
+    /* A struct passed by value is mostly sizes and strides: the words below every allocation are
+     * passed over here, without a call each (note_arg would pass them over too) */
+    uintptr_t floor = atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
     for (size_t off = 0; off + sizeof(uintptr_t) <= n; off += sizeof(uintptr_t)) {
         uintptr_t v;
         memcpy(&v, p + off, sizeof v);
+        if (v < floor) {
+            hs_stat_count(HS_STAT_launch_word);
+            continue;
+        }
         note_arg(st, first_index + (unsigned)(off / sizeof v), v, HS_ARG_SCANNED, false);
     }
 }
@@ -379,8 +386,12 @@ static void gather_args(const hs_call *c, hs_call_state *st)
                 if (st->facts.n_args > before)
                     st->facts.args[before].access = p->access;
             }
-        } else if (p->size == sizeof(uintptr_t)) {
-            note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, false); /* a whole 8-byte parameter */
+        } else if (p->size == sizeof(uintptr_t)) { /* a whole 8-byte parameter */
+            uintptr_t v = *(const uintptr_t *)value;
+            if (v < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed))
+                hs_stat_count(HS_STAT_launch_word); /* below every allocation: passed over here, as note_arg would */
+            else
+                note_arg(st, (unsigned)i, v, HS_ARG_EXACT, false);
         } else if (p->size > sizeof(uintptr_t)) {
             scan_words(st, value, p->size, (unsigned)i); /* a struct passed by value */
         }
