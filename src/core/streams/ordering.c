@@ -128,6 +128,8 @@ static void legacy_order_locked(hs_stream *s)
 {
     hs_stream *null = hs_stream_null();
     if (s == null) {
+        if (!atomic_load_explicit(&hs_streams_blocking, memory_order_acquire))
+            return;
         uint32_t n = hs_stream_count();
         for (uint32_t i = 1; i < n; i++) {
             hs_stream *t = hs_stream_by_index(i);
@@ -300,7 +302,7 @@ void hs_order_complete(hs_stream *s, uint64_t upto)
 
 void hs_order_complete_legacy(void)
 {
-    uint32_t n = hs_stream_count();
+    uint32_t n = atomic_load_explicit(&hs_streams_blocking, memory_order_acquire) ? hs_stream_count() : 1;
     for (uint32_t i = 0; i < n; i++) {
         hs_stream *t = hs_stream_by_index(i);
         if (t && (i == 0 || t->blocking))

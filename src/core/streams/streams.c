@@ -64,6 +64,8 @@ static hs_stream *reuse_record(uintptr_t handle, bool blocking)
         bool quiet = atomic_load(&s->done) >= __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) && !atomic_load(&s->capturing);
         if (quiet) {
             s->handle = handle;
+            if (s->blocking != blocking)
+                atomic_fetch_add(&hs_streams_blocking, blocking ? 1u : (unsigned)-1);
             s->blocking = blocking;
             s->vc.n = 0;
             s->pending_head = 0;
@@ -133,6 +135,8 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     }
     s->index = index;
     st.by_index[index] = s;
+    if (blocking && index)
+        atomic_fetch_add(&hs_streams_blocking, 1u);
     atomic_store(&st.n_streams, index + 1); /* publish after the slot is filled */
     return s;
 }
@@ -244,6 +248,8 @@ hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t t
     pthread_mutex_unlock(&st.lock);
     return before;
 }
+
+atomic_uint hs_streams_blocking;
 
 /* This thread's last live stream found, good while the index of live streams is unchanged: a
  * program makes call after call on one stream, and the index's search is then skipped. */

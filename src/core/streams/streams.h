@@ -104,6 +104,9 @@ hs_stream *hs_stream_live(uintptr_t handle);
 hs_stream *hs_stream_by_index(uint32_t index);
 uint32_t hs_stream_count(void); /* indices are 0 .. count-1 */
 hs_stream *hs_stream_null(void);
+/* Records besides the null stream's that are blocking (retired ones included until reused): none,
+ * and what the legacy stream orders itself with is itself alone, without a scan of every stream. */
+extern atomic_uint hs_streams_blocking;
 
 void hs_event_created(uintptr_t handle, int device);
 void hs_event_destroyed(uintptr_t handle);
