@@ -3,6 +3,8 @@
  *   freed-arg    poke is launched on a buffer freed just before
  *   known-kernel poke is launched clean first (later launches of it take the fast path), then
  *                on a stream destroyed just before and on a buffer freed just before
+ *   known-refused  poke launched clean, then once with a zero grid (refused), then far-write: the
+ *                refused launch, which never ran, is no suspect of the fault
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
  *   overflow     poke writes 40 bytes past the end of a 4000-byte buffer (caught by redzones=N)
  *   stub-freed-arg  freed-arg, launched the way hipcc-built programs launch: the fat binary and
@@ -66,6 +68,22 @@ static int known_kernel(void)
     TRY(launch_poke(b, 0, 7, s)); /* invalid-stream */
     MUST(hipFree(a));
     TRY(launch_poke(a, 0, 7, 0)); /* kernel-use-after-free */
+    TRY(hipMemcpyDtoH(host, b, sizeof host));
+    return 0;
+}
+
+static int known_refused(void)
+{
+    int *a, *b, host[1024], zero = 0;
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(launch_poke(b, 0, 7, 0));
+    MUST(hipDeviceSynchronize());
+    long long offset = 0;
+    int value = 1;
+    void *params[] = {&b, &offset, &value};
+    TRY(hipModuleLaunchKernel(kern.poke, (unsigned)zero, 1, 1, 1, 1, 1, 0, 0, params, NULL)); /* refused */
+    MUST(launch_poke(a, 1ll << 28, 7, 0));                                                    /* faults on the device */
     TRY(hipMemcpyDtoH(host, b, sizeof host));
     return 0;
 }
@@ -254,6 +272,7 @@ int main(int argc, char **argv)
         {"far-write", far_write},
         {"freed-arg", freed_arg},
         {"known-kernel", known_kernel},
+        {"known-refused", known_refused},
         {"serialize", serialize},
         {"clean", clean},
         {"overflow", overflow},
@@ -268,9 +287,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof *cases; i++)
         if (!strcmp(argv[1], cases[i].name))
             return cases[i].fn();
-    fprintf(
-        stderr,
-        "usage: kernel_cases far-write|freed-arg|known-kernel|serialize|clean|overflow|stub-freed-arg|overflow-at-exit|"
-        "overflow-async|host-fn-retires\n");
+    fprintf(stderr,
+            "usage: kernel_cases "
+            "far-write|freed-arg|known-kernel|known-refused|serialize|clean|overflow|stub-freed-arg|overflow-at-exit|"
+            "overflow-async|host-fn-retires\n");
     return 2;
 }

@@ -378,6 +378,13 @@ CASES = {
                                           "kernels.0.name": "poke", "kernels.0.args.0.state": "freed"},
                 "invalid-stream": {"api": "hipModuleLaunchKernel"}},
         exit=0),
+    # A fast-path launch the runtime refuses is withdrawn from the ledger, as the full path's is:
+    # the later fault names the one launch that ran.
+    "kernel_known_refused_not_suspect": dict(
+        program="kernel_cases", options="fault_events=0", args=["known-refused"],
+        kinds={"runtime-error": 1, "device-fault": 1},
+        fields={"device-fault": {"kernels.#": 1, "kernels.0.name": "poke"}},
+        exit=0),
     "kernel_stub_freed_arg": dict(
         program="kernel_cases", options="fault_events=0", args=["stub-freed-arg"],
         kinds={"kernel-use-after-free": 1, "device-fault": 1},

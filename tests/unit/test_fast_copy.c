@@ -99,7 +99,7 @@ int main(void)
 
     /* a refusal goes to the full path, which explains it and returns it unchanged */
     CHECK(!hs_fast_copy_done(c.api, 7));
-    CHECK_EQ(hs_after_refused_fast(&c, 7), 7);
+    CHECK_EQ(hs_after_refused_fast(&c, 0, 7), 7);
 
     /* freed memory: the full path reports the use after free */
     hs_span gone;

@@ -59,7 +59,7 @@
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                                                 \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
                     int errno_ = errno;                                                                                \
-                    r = (ret_t)hs_after_refused_fast(&refused_, (int)r);                                               \
+                    r = (ret_t)hs_after_refused_fast(&refused_, 0, (int)r);                                            \
                     errno = errno_;                                                                                    \
                 }                                                                                                      \
                 hs_leave();                                                                                            \
@@ -69,12 +69,13 @@
         if (quick_.op == HS_OP_LAUNCH) {                                                                               \
             const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
             int errno_ = errno;                                                                                        \
-            if (hs_fast_launch(&call)) {                                                                               \
+            uint64_t seq_ = 0;                                                                                         \
+            if (hs_fast_launch(&call, &seq_)) {                                                                        \
                 errno = errno_;                                                                                        \
                 ret_t r = real_##name args;                                                                            \
                 errno_ = errno;                                                                                        \
                 hs_own_forwarded(api_id, (int)r);                                                                      \
-                r = (ret_t)hs_fast_launch_done(&call, (int)r);                                                         \
+                r = (ret_t)hs_fast_launch_done(&call, seq_, (int)r);                                                   \
                 hs_leave();                                                                                            \
                 errno = errno_;                                                                                        \
                 return r;                                                                                              \

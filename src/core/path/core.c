@@ -286,10 +286,11 @@ static hs_decision before(const hs_call *c, hs_call_state *st, bool enqueue)
 
 hs_decision hs_before(const hs_call *c, hs_call_state *st) { return before(c, st, true); }
 
-int hs_after_refused_fast(const hs_call *c, int result)
+int hs_after_refused_fast(const hs_call *c, uint64_t launch_seq, int result)
 {
     hs_call_state st;
-    before(c, &st, false); /* the fast path made the enqueue (a launch's ledger record) */
+    before(c, &st, false);      /* the fast path made the enqueue (a launch's ledger record) */
+    st.launch_seq = launch_seq; /* withdrawn, as the full path's refused launch is */
     return hs_after(c, &st, result);
 }
 

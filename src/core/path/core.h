@@ -13,8 +13,8 @@ hs_decision hs_before(const hs_call *call, hs_call_state *st);
 int hs_after(const hs_call *call, hs_call_state *st, int result);
 /* A call a fast path (fast_copy.h, fast_launch.h) forwarded and the runtime refused: its facts
  * gathered on the full path (the refused call changed nothing) and the refusal explained, without
- * a second enqueue (a launch's ledger record, which the fast path made).  Returns what the
- * program gets. */
-int hs_after_refused_fast(const hs_call *call, int result);
+ * a second enqueue; launch_seq: the stream operation number of the launch's ledger record, which
+ * the fast path made and which is withdrawn (0: none).  Returns what the program gets. */
+int hs_after_refused_fast(const hs_call *call, uint64_t launch_seq, int result);
 
 #endif

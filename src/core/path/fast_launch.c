@@ -26,7 +26,7 @@ static bool full_path_not_needed(void)
     return !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !o->serialize && !o->launch_stacks;
 }
 
-bool hs_fast_launch(const hs_call *c)
+bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
 {
     hs_call_state state; /* only what a launch reads of it is set */
     hs_call_state *st = &state;
@@ -56,14 +56,15 @@ bool hs_fast_launch(const hs_call *c)
         hs_stat_count(HS_STAT_launch_fast);
     }
     hs_model_launch(c, st); /* in the ledger before the device can fault on it */
+    *launch_seq = st->launch_seq;
     return true;
 }
 
-int hs_fast_launch_done(const hs_call *c, int result)
+int hs_fast_launch_done(const hs_call *c, uint64_t launch_seq, int result)
 {
     if (HS_LIKELY(!hs_layer_of(c->api)->is_failure(result))) {
         hs_gpu_faults_after_success();
         return result;
     }
-    return hs_after_refused_fast(c, result);
+    return hs_after_refused_fast(c, launch_seq, result);
 }

@@ -11,11 +11,13 @@
 
 #include "call.h"
 
-/* Before forwarding: true when the launch was clean and is recorded (stream order, ledger);
- * the caller forwards it and then calls hs_fast_launch_done.  False: nothing was recorded, and
+/* Before forwarding: true when the launch was clean and is recorded (stream order, ledger;
+ * *launch_seq: its operation number, 0 when captured into a graph); the caller forwards it and
+ * then calls hs_fast_launch_done.  False: nothing was recorded, and
  * the launch takes the full path. */
-bool hs_fast_launch(const hs_call *c);
-/* After forwarding: what the program gets (a refusal is explained as the full path would). */
-int hs_fast_launch_done(const hs_call *c, int result);
+bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq);
+/* After forwarding, with the launch's stream operation number hs_fast_launch gave: what the
+ * program gets (a refusal is explained, and its ledger record withdrawn, as the full path would). */
+int hs_fast_launch_done(const hs_call *c, uint64_t launch_seq, int result);
 
 #endif
