@@ -42,8 +42,6 @@ static cudaError_t (*real_cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, in
 static cudaError_t (*real_cudaGetDeviceCount)(int *);
 static cudaError_t (*real_cudaDeviceCanAccessPeer)(int *, int, int);
 
-static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
-
 static void resolve_all(void)
 {
     static const char *const sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so",
@@ -63,18 +61,7 @@ static void resolve_all(void)
     *(void **)&real_cudaDeviceCanAccessPeer = hs_resolve("cudaDeviceCanAccessPeer", sonames, &runtime);
 }
 
-/* Set once every real function is resolved: a wrapper's check is one load, not a call. */
-static atomic_bool resolved;
-static void resolve_all_and_say(void)
-{
-    resolve_all();
-    atomic_store_explicit(&resolved, true, memory_order_release);
-}
-static inline void resolve_runtime(void)
-{
-    if (HS_UNLIKELY(!atomic_load_explicit(&resolved, memory_order_acquire)))
-        pthread_once(&resolve_once, resolve_all_and_say);
-}
+HS_RESOLVE_ONCE(resolve_all)
 
 #define HS_CUDA_FN(name, params, args, ...)                                                                            \
     HS_WRAPPER(cudaError_t, name, params, args, HS_CUDA_API_##name, cudaErrorInvalidValue, cudaErrorSymbolNotFound,    \

@@ -82,8 +82,6 @@ static hipError_t (*real_hipDeviceGetAttribute)(int *, hipDeviceAttribute_t, int
 static hipError_t (*real_hipGetDeviceCount)(int *);
 static hipError_t (*real_hipDeviceCanAccessPeer)(int *, int, int);
 
-static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
-
 static void resolve_all(void)
 {
     static const char *const sonames[] = HS_HIP_SONAMES;
@@ -106,18 +104,7 @@ static void resolve_all(void)
     *(void **)&real_hipDeviceCanAccessPeer = hs_resolve("hipDeviceCanAccessPeer", sonames, &runtime);
 }
 
-/* Set once every real function is resolved: a wrapper's check is one load, not a call. */
-static atomic_bool resolved;
-static void resolve_all_and_say(void)
-{
-    resolve_all();
-    atomic_store_explicit(&resolved, true, memory_order_release);
-}
-static inline void resolve_runtime(void)
-{
-    if (HS_UNLIKELY(!atomic_load_explicit(&resolved, memory_order_acquire)))
-        pthread_once(&resolve_once, resolve_all_and_say);
-}
+HS_RESOLVE_ONCE(resolve_all)
 
 #define HS_HIP_FN(name, params, args, ...)                                                                             \
     HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,                                \

@@ -236,9 +236,13 @@ static void streams_cap(void)
 /* As a launch records itself: under the stream's lock, with its place in stream order. */
 static void record(hs_stream *s, uint64_t seq, void *arg)
 {
-    hs_launch *l = arg;
-    l->seq = seq;
-    hs_ledger_add_locked(s, l, l->args);
+    const hs_launch *l = arg;
+    hs_launch *slot = hs_ledger_claim_locked(s);
+    if (slot) {
+        *slot = *l;
+        slot->seq = seq;
+        hs_ledger_commit_locked(s, slot);
+    }
 }
 
 static void ledger_cap(void)

@@ -5,9 +5,28 @@
 #define HS_FRONTEND_SHAPE_H
 
 #include "call.h"
+#include "process/util.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A front-end's resolve_runtime(): runs resolve_all once, under pthread_once; once it has run,
+ * a wrapper's check is one load of a flag, not a call. */
+#define HS_RESOLVE_ONCE(resolve_all)                                                                                   \
+    static pthread_once_t resolve_once_ = PTHREAD_ONCE_INIT;                                                           \
+    static atomic_bool resolved_;                                                                                      \
+    static void resolve_all_and_say_(void)                                                                             \
+    {                                                                                                                  \
+        resolve_all();                                                                                                 \
+        atomic_store_explicit(&resolved_, true, memory_order_release);                                                 \
+    }                                                                                                                  \
+    static inline void resolve_runtime(void)                                                                           \
+    {                                                                                                                  \
+        if (HS_UNLIKELY(!atomic_load_explicit(&resolved_, memory_order_acquire)))                                      \
+            pthread_once(&resolve_once_, resolve_all_and_say_);                                                        \
+    }
 
 /* A pointer or handle as the address the core keeps. */
 #define P(x) ((uintptr_t)(x))

@@ -93,18 +93,6 @@ void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
     }
 }
 
-bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args)
-{
-    hs_launch *slot = hs_ledger_claim_locked(s);
-    if (!slot)
-        return false;
-    /* only the arguments the launch has: readers look at args[0..n_args) */
-    memcpy(slot, l, offsetof(hs_launch, args));
-    memcpy(slot->args, args, (size_t)l->n_args * sizeof *args);
-    hs_ledger_commit_locked(s, slot);
-    return true;
-}
-
 const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);

@@ -42,19 +42,15 @@ typedef struct hs_suspects {
  * stream's ring is made at its first launch, with what is left of the budget when that is less;
  * once nothing is left, launches on streams without a ring are not remembered (said once). */
 void hs_ledger_init(unsigned entries_per_stream, unsigned max_entries);
-/* Records a launch on s: l's head and args[0..l->n_args), l->args is not read.  s's lock held:
- * the launch takes its place in stream order and its record under one hold
- * (hs_order_enqueue_recorded).  The ring is made at the first one.  false: not recorded (the
- * budget was spent, or memory ran out). */
-bool hs_ledger_add_locked(hs_stream *s, const hs_launch *l, const hs_launch_arg *args);
-/* The same in two steps, for a caller that writes the record in place (a record built elsewhere
- * and copied in is read back before its own stores have left the core): the slot the launch
- * takes (NULL: not recorded), then, once the caller filled its head and args[0..n_args), what
- * the ledger keeps of it (whether its accesses wait in it). */
+/* Records a launch on s, in two steps, so that the caller writes the record in place: the slot
+ * the launch takes (NULL: not recorded: the budget was spent, or memory ran out), then, once the
+ * caller filled its head and args[0..n_args), what the ledger keeps of it (whether its accesses
+ * wait in it).  s's lock held: the launch takes its place in stream order and its record under
+ * one hold (hs_order_enqueue_recorded).  The ring is made at the first one. */
 hs_launch *hs_ledger_claim_locked(hs_stream *s);
 void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l);
 /* s's lock held, for the launch taking stream operation number seq: the record the next
- * hs_ledger_add_locked overwrites when it may be a deferred launch still in flight, else NULL
+ * hs_ledger_claim_locked overwrites when it may be a deferred launch still in flight, else NULL
  * (the ring is not full, or that record is surely complete). */
 const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq);
 /* Whether a stream other than `me` has launches whose accesses are deferred (hs_launch.deferred),
