@@ -84,6 +84,21 @@ hs_launch *hs_ledger_claim_locked(hs_stream *s)
     return slot;
 }
 
+/* The slot the next launch on this ring takes, made ready for writing now: a ring of ledger_size
+ * records is long out of the cache when its turn comes, and the stores that fill a record each
+ * wait for their line at the stream lock's release (a locked instruction drains the store
+ * buffer), where the launch waits with them.  Fetched here, the lines arrive while the runtime
+ * makes this launch.  As many lines as this record took: the next launch is mostly alike. */
+static void prepare_next_slot(const struct hs_ledger *lg, const hs_launch *l)
+{
+    unsigned at = lg->head + lg->n;
+    const char *next = (const char *)&lg->ring[at >= lg->cap ? at - lg->cap : at];
+    uintptr_t line = (uintptr_t)next & ~(uintptr_t)63;
+    uintptr_t end = (uintptr_t)next + offsetof(hs_launch, args) + (size_t)l->n_args * sizeof l->args[0];
+    for (; line < end; line += 64)
+        __builtin_prefetch((const void *)line, 1, 3);
+}
+
 void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_relaxed);
@@ -91,6 +106,7 @@ void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
         lg->deferred_upto = l->seq;
         hs_holder_set(&streams_deferring, &lg->deferring, true);
     }
+    prepare_next_slot(lg, l);
 }
 
 const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
@@ -121,7 +137,7 @@ void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_lau
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg || !atomic_load_explicit(&lg->deferring, memory_order_relaxed))
         return;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     uint64_t done = atomic_load(&s->done);
     /* Only the records since the last hand-over that have not completed: found from the newest
      * back (records are in launch order; a withdrawn one, numbered 0, is stepped over), so two
@@ -144,7 +160,7 @@ void hs_ledger_take_deferred(hs_stream *s, void (*fn)(hs_stream *s, const hs_lau
     }
     lg->taken_upto = lg->deferred_upto;
     hs_holder_set(&streams_deferring, &lg->deferring, false);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
 }
 
 static void keep_newest(hs_suspects *out, const hs_launch *l)
@@ -181,7 +197,7 @@ static void collect(hs_suspects *out, bool only_pending, int want_ids, const uin
         if (!lg)
             continue;
         uint64_t done = atomic_load(&s->done);
-        pthread_mutex_lock(&s->lock);
+        hs_spin_lock(&s->lock);
         for (unsigned k = 0; k < lg->n; k++) {
             const hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
             if (only_pending && l->seq <= done)
@@ -190,7 +206,7 @@ static void collect(hs_suspects *out, bool only_pending, int want_ids, const uin
                 continue;
             keep_newest(out, l);
         }
-        pthread_mutex_unlock(&s->lock);
+        hs_spin_unlock(&s->lock);
     }
 }
 
@@ -226,7 +242,7 @@ void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
     struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
     if (!lg || !seq)
         return;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     for (unsigned k = lg->n; k-- > 0;) {
         hs_launch *l = &lg->ring[(lg->head + k) % lg->cap];
         if (l->seq == seq) {
@@ -234,7 +250,7 @@ void hs_ledger_withdraw(hs_stream *s, uint64_t seq)
             break;
         }
     }
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
 }
 
 bool hs_ledger_last(hs_stream *s, hs_launch *out)
@@ -242,10 +258,10 @@ bool hs_ledger_last(hs_stream *s, hs_launch *out)
     struct hs_ledger *lg = s ? atomic_load_explicit(&s->ledger, memory_order_acquire) : NULL;
     if (!lg)
         return false;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     bool any = lg->n > 0;
     if (any)
         *out = lg->ring[(lg->head + lg->n - 1) % lg->cap];
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     return any;
 }
