@@ -220,16 +220,19 @@ unsigned hs_span_generation(hs_span_index *ix) { return atomic_load_explicit(&ix
 void hs_span_lock(hs_span_index *ix) { pthread_mutex_lock(&ix->writer); }
 void hs_span_unlock(hs_span_index *ix) { pthread_mutex_unlock(&ix->writer); }
 
+/* One writer at a time (the writer lock, or the one lock of the index's owner), so the counter is
+ * stored, not incremented atomically: a locked instruction would wait for every store before it
+ * to reach the cache (the spans just written, often to lines not in it) at each change.  Odd
+ * first, and the fence keeps the changes after it; even again once they are made. */
 static void begin_write(hs_span_index *ix)
 {
-    atomic_fetch_add_explicit(&ix->seq, 1, memory_order_acq_rel);
+    atomic_store_explicit(&ix->seq, atomic_load_explicit(&ix->seq, memory_order_relaxed) + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
 
 static void end_write(hs_span_index *ix)
 {
-    atomic_thread_fence(memory_order_release);
-    atomic_fetch_add_explicit(&ix->seq, 1, memory_order_release);
+    atomic_store_explicit(&ix->seq, atomic_load_explicit(&ix->seq, memory_order_relaxed) + 1, memory_order_release);
 }
 
 /* ---- writers (ix->writer held) ---- */
