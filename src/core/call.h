@@ -222,6 +222,9 @@ typedef struct hs_facts {
     /* launches: the arguments that point into known allocations (live or freed) */
     uint8_t n_args;
     hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
+    /* the end of the live PyTorch block args[i] points into, as its gather found it (0: none):
+     * the launch's accesses end there, without a second search */
+    uintptr_t arg_block_end[HS_LAUNCH_MAX_ARGS];
     /* after a failed call: the failure is a sticky device fault (asynchronous work faulted) */
     bool device_fault;
     /* kernel-out-of-bounds-write: hipshadow's verification kernel checked the redzone (else a copy read it back) */

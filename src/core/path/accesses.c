@@ -103,9 +103,11 @@ static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, 
 }
 
 /* An argument's access, into *o: its allocation as the launch's gather found it (note_arg), no
- * second lookup.  now: at the launch itself, where a PyTorch block or a region may say where a
- * sub-buffer ends (not for a deferred launch added later: what they hold may have changed). */
-static bool arg_access(const hs_access *call, const hs_launch_arg *x, const char *kernel, bool now, one *o)
+ * second lookup.  now: at the launch itself, where a PyTorch block (block_end: the end of the
+ * live one the gather found, 0: none) or a region may say where a sub-buffer ends (not for a
+ * deferred launch added later: what they hold may have changed). */
+static bool arg_access(const hs_access *call, const hs_launch_arg *x, uintptr_t block_end, const char *kernel, bool now,
+                       one *o)
 {
     if (x->state != HS_ARG_LIVE || !tracked_kind(x->kind))
         return false;
@@ -113,9 +115,8 @@ static bool arg_access(const hs_access *call, const hs_launch_arg *x, const char
     uint64_t lo = (uint64_t)x->offset, hi = span.size;
     hs_span inner;
     bool open = lo != 0; /* an interior pointer: open, unless a block or region says its end */
-    if (now && HS_UNLIKELY(hs_blocks_any()) && x->block_state == HS_BLOCK_LIVE &&
-        hs_block_lookup(x->value, &inner) == HS_BLOCK_LIVE)
-        hi = inner.base + inner.size - span.base, open = false;
+    if (now && x->block_state == HS_BLOCK_LIVE && block_end)
+        hi = block_end - span.base, open = false;
     else if (now && HS_UNLIKELY(hs_regions_any()) && hs_shadow_lookup(x->value, &span) == HS_WHERE_LIVE &&
              hs_region_lookup(x->value, span.time_ns, &inner) == HS_REGION_LIVE)
         hi = inner.base + inner.size - span.base, open = false;
@@ -149,7 +150,7 @@ static void build(const hs_call *c, const hs_call_state *st)
     if (c->op == HS_OP_LAUNCH) {
         const hs_kernel_info *k = hs_kernel_info_of(c);
         for (int i = 0; i < f->n_args && cur->n < MAX_ACCESSES; i++)
-            cur->n += arg_access(&call, &f->args[i], k ? k->name : NULL, true, &cur->v[cur->n]);
+            cur->n += arg_access(&call, &f->args[i], f->arg_block_end[i], k ? k->name : NULL, true, &cur->v[cur->n]);
     } else {
         add_side(c, &call, &f->dst, true);
         if (c->op == HS_OP_COPY)
@@ -177,7 +178,7 @@ static void add_deferred_launch(hs_stream *s, const hs_launch *l)
     for (int i = 0; i < l->n_args; i++) {
         one o;
         hs_span now;
-        if (!arg_access(&call, &l->args[i], l->name, false, &o) || hs_shadow_lookup(o.base, &now) != HS_WHERE_LIVE ||
+        if (!arg_access(&call, &l->args[i], 0, l->name, false, &o) || hs_shadow_lookup(o.base, &now) != HS_WHERE_LIVE ||
             now.id != o.id)
             continue;
         const hs_access *a = &o.a;

@@ -332,6 +332,7 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
     if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
     a->block_state = (uint8_t)block_state;
+    f->arg_block_end[f->n_args - 1] = block_state == HS_BLOCK_LIVE ? block.base + block.size : 0;
     /* A region freed through NVTX: like a freed block, only a whole pointer-sized parameter counts. */
     hs_span region;
     if (where == HS_WHERE_LIVE && how == HS_ARG_EXACT && HS_UNLIKELY(hs_regions_any()) &&
