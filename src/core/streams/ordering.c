@@ -178,7 +178,7 @@ static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, o
         if (!t || i == self || (host_only && bounds_miss(t, arg)) ||
             (!host_only && !__atomic_load_n(&t->pending_n, __ATOMIC_RELAXED)))
             continue;
-        pthread_mutex_lock(&t->lock);
+        hs_spin_lock(&t->lock);
         retire_locked(t);
         for (uint32_t k = 0; k < t->pending_n; k++) {
             const hs_pending_op *a = &t->pending[(t->pending_head + k) % t->pending_cap];
@@ -189,7 +189,7 @@ static void scan_others(uint32_t self, const hs_vclock *clock, bool host_only, o
                 break;
             }
         }
-        pthread_mutex_unlock(&t->lock);
+        hs_spin_unlock(&t->lock);
     }
 }
 
@@ -205,10 +205,10 @@ void hs_order_find_overlap(hs_stream *s, const hs_pending_op *op, hs_conflict *o
     memset(overlap, 0, sizeof *overlap);
     if (op->host_hi <= op->host_lo || atomic_load_explicit(&s->capturing, memory_order_relaxed))
         return;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     legacy_order_locked(s);
     hs_vclock clock = s->vc;
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     scan_others(s->index, &clock, true, host_overlap, op, overlap);
 }
 
@@ -216,12 +216,12 @@ void hs_order_append(hs_stream *s, hs_pending_op *op)
 {
     if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
         return; /* captured into a graph: it runs when the graph is launched */
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     legacy_order_locked(s);
     retire_locked(s);
     op->seq = next_seq_locked(s);
     append_locked(s, op);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
 }
 
 typedef struct user_query {
@@ -243,21 +243,21 @@ void hs_order_find_user(hs_stream *freeing, uint64_t alloc_id, uintptr_t host_lo
     user_query q = {alloc_id, host_lo, host_hi};
     hs_vclock clock = {0};
     if (freeing) {
-        pthread_mutex_lock(&freeing->lock);
+        hs_spin_lock(&freeing->lock);
         legacy_order_locked(freeing);
         clock = freeing->vc;
-        pthread_mutex_unlock(&freeing->lock);
+        hs_spin_unlock(&freeing->lock);
     }
     scan_others(freeing ? freeing->index : UINT32_MAX, freeing ? &clock : NULL, false, uses, &q, out);
 }
 
 void hs_order_snapshot(hs_stream *s, hs_vclock *out)
 {
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     legacy_order_locked(s);
     vc_copy(out, &s->vc);
     uint64_t seq = s->seq;
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     vc_raise(out, s->index, seq);
 }
 
@@ -274,13 +274,13 @@ uint64_t hs_order_enqueue_recorded(hs_stream *s, void (*record)(hs_stream *, uin
 {
     if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
         return 0;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     legacy_order_locked(s);
     retire_locked(s);
     uint64_t seq = next_seq_locked(s);
     if (record)
         record(s, seq, arg);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     return seq;
 }
 
@@ -339,11 +339,11 @@ void hs_order_complete_device(void)
 
 void hs_order_event_record(hs_gpu_event *e, hs_stream *s)
 {
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     legacy_order_locked(s);
     hs_vclock clock = s->vc;
     uint64_t seq = s->seq;
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     vc_raise(&clock, s->index, seq);
     pthread_mutex_lock(&e->lock);
     e->recorded = true;
@@ -363,9 +363,9 @@ void hs_order_stream_wait(hs_stream *s, hs_gpu_event *e)
         return; /* waiting on an event never recorded is a no-op */
     if (s == hs_stream_null())
         atomic_store(&legacy_waited_on_event, true);
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     vc_join(&s->vc, &clock);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
 }
 
 void hs_order_event_complete(hs_gpu_event *e)

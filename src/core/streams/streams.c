@@ -60,7 +60,7 @@ static hs_stream *reuse_record(uintptr_t handle, bool blocking)
 {
     for (uint32_t k = 0; k < st.n_retired; k++) {
         hs_stream *s = st.by_index[st.retired[k]];
-        pthread_mutex_lock(&s->lock);
+        hs_spin_lock(&s->lock);
         bool quiet = atomic_load(&s->done) >= __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) && !atomic_load(&s->capturing);
         if (quiet) {
             s->handle = handle;
@@ -74,7 +74,7 @@ static hs_stream *reuse_record(uintptr_t handle, bool blocking)
             s->overflowed = false;
             s->retired = false;
         }
-        pthread_mutex_unlock(&s->lock);
+        hs_spin_unlock(&s->lock);
         if (quiet) {
             st.retired[k] = st.retired[--st.n_retired];
             return s;
@@ -88,9 +88,9 @@ static void retire_locked(hs_stream *s)
 {
     if (!s || s->index == 0 || s->retired)
         return;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     s->retired = true;
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     st.retired[st.n_retired++] = s->index;
 }
 
@@ -126,7 +126,7 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
         return NULL;
     s->handle = handle;
     s->blocking = blocking;
-    pthread_mutex_init(&s->lock, NULL);
+    hs_spin_init(&s->lock);
     s->pending_cap = PENDING_CAP;
     s->pending = malloc(PENDING_CAP * sizeof *s->pending);
     if (!s->pending) {
@@ -170,7 +170,7 @@ void hs_streams_after_fork(void)
     hs_span_index_after_fork(&st.events);
     for (uint32_t i = 0; i < atomic_load(&st.n_streams); i++)
         if (st.by_index[i])
-            pthread_mutex_init(&st.by_index[i]->lock, NULL);
+            hs_spin_init(&st.by_index[i]->lock);
     for (uint32_t i = 0; i < st.n_events; i++)
         if (st.events_by_id[i])
             pthread_mutex_init(&st.events_by_id[i]->lock, NULL);

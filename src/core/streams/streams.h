@@ -6,6 +6,7 @@
 #define HS_STREAMS_H
 
 #include "shadow/span.h"
+#include "process/spin.h"
 
 #include <stdbool.h>
 
@@ -49,7 +50,7 @@ typedef struct hs_stream {
     atomic_bool blocking;      /* synchronises with the legacy null stream (atomic: as handle) */
     atomic_bool capturing;
     int capture_mode;
-    pthread_mutex_t lock;      /* this stream's own: there is no global one */
+    hs_spin lock;              /* this stream's own: there is no global one (short sections only: spin.h) */
     uint64_t seq;              /* operations enqueued */
     atomic_uint_fast64_t done; /* operations known complete */
     hs_vclock vc;

@@ -56,7 +56,7 @@ bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *a
     ring *r = s && n <= RING ? ring_of(s, true) : NULL;
     if (!r)
         return false;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     for (int i = 0; i < n; i++) {
         if (r->n == RING)
             drop_oldest(s, r, HS_STAT_access_late_full);
@@ -68,7 +68,7 @@ bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *a
             r->newest_seq = accesses[i]->seq;
     }
     hs_holder_set(&streams_waiting, &r->counted, r->n > 0);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
     return true;
 }
 
@@ -85,11 +85,11 @@ void hs_waiting_take(hs_stream *s)
     ring *r = ring_of(s, false);
     if (!r || !atomic_load_explicit(&r->counted, memory_order_relaxed))
         return;
-    pthread_mutex_lock(&s->lock);
+    hs_spin_lock(&s->lock);
     if (r->newest_seq <= atomic_load(&s->done))
         r->head = r->n = 0; /* all complete (a synchronised stream): nothing goes in */
     while (r->n)
         drop_oldest(s, r, HS_STAT_access_late_asked);
     hs_holder_set(&streams_waiting, &r->counted, false);
-    pthread_mutex_unlock(&s->lock);
+    hs_spin_unlock(&s->lock);
 }

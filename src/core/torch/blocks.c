@@ -6,12 +6,12 @@
 #include "streams/access.h"
 #include "process/util.h"
 #include "process/own_fd.h"
+#include "process/spin.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +46,9 @@ typedef struct quarantined {
 static struct {
     /* Every change, the block index's included: its writers are all here, under this lock, so
      * the index's own writer lock is not taken too (a second lock pair at every block event).
-     * Lookups take none. */
-    pthread_mutex_t lock;
+     * Lookups take none.  A spin lock (spin.h): events come one at a time, under the allocator's
+     * own lock, so only the cold readers ever wait for it. */
+    hs_spin lock;
     bool ready;      /* the index is mapped */
     atomic_bool any; /* readers: an event was seen, the index is ready */
     hs_span_index blocks;
@@ -70,7 +71,7 @@ static struct {
         unsigned generation;
         hs_span span;
     } asked;
-} bk = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} bk = {.lock = HS_SPIN_INIT};
 
 static const char *const action_names[HIPSHADOW_BLOCK_ACTION_COUNT] = {
     "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
@@ -86,7 +87,7 @@ void hs_blocks_init(uint64_t quarantine_bytes) { bk.quarantine_max = quarantine_
 
 void hs_blocks_after_fork(void)
 {
-    pthread_mutex_init(&bk.lock, NULL);
+    hs_spin_init(&bk.lock);
     if (bk.ready)
         hs_span_index_after_fork(&bk.blocks);
 }
@@ -134,7 +135,7 @@ void hs_blocks_trace_to(const char *path)
 {
     if (!path || !*path)
         return;
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     if (!bk.trace) {
         bk.trace = hs_own_fd_stream(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), "w",
                                     "option 'torch_trace'");
@@ -146,15 +147,15 @@ void hs_blocks_trace_to(const char *path)
             hs_say("hipshadow: option 'torch_trace': cannot write '%s'; the trace is not recorded\n", path);
         }
     }
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
 }
 
 void hs_blocks_trace_close(void)
 {
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     if (bk.trace)
         fflush(bk.trace);
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
 }
 
 /* ---- writer side, under bk.lock ---- */
@@ -473,9 +474,9 @@ static void drop_range(uintptr_t lo, uintptr_t hi)
 
 void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     if (setup_locked() != 0) {
-        pthread_mutex_unlock(&bk.lock);
+        hs_spin_unlock(&bk.lock);
         return;
     }
     if (bk.trace) {
@@ -502,44 +503,44 @@ void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t th
         break;
     default: break;
     }
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
 }
 
 /* ---- cold readers ---- */
 
 bool hs_block_info_of(const hs_span *block, hs_block_info *out)
 {
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     hs_span s;
     const block_rec *r = bk.ready && hs_span_find_exact(&bk.blocks, block->base, &s) && s.id == block->id ? rec_of(&s)
                                                                                                           : NULL;
     if (r)
         *out = r->info;
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
     return r != NULL;
 }
 
 bool hs_block_segment_of(uintptr_t addr, hs_block_segment *out)
 {
     bool found = false;
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     for (size_t i = 0; i < bk.n_segs && !found; i++)
         if (addr >= bk.segs[i].base && addr - bk.segs[i].base < bk.segs[i].size) {
             *out = bk.segs[i];
             found = true;
         }
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
     return found;
 }
 
 void hs_blocks_get_stats(hs_blocks_stats *out)
 {
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     *out = bk.stats;
     out->live = bk.n_live;
     out->quarantined = bk.n_quarantined;
     out->segments = bk.n_segs;
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
 }
 
 typedef struct visit {
@@ -560,10 +561,10 @@ static void visit_one(const hs_span *s, void *arg)
 
 void hs_blocks_foreach(hs_block_state which, void (*fn)(const hs_span *, void *), void *arg)
 {
-    pthread_mutex_lock(&bk.lock);
+    hs_spin_lock(&bk.lock);
     if (bk.ready) {
         visit v = {which, fn, arg};
         hs_span_foreach_locked(&bk.blocks, visit_one, &v);
     }
-    pthread_mutex_unlock(&bk.lock);
+    hs_spin_unlock(&bk.lock);
 }
