@@ -1,6 +1,6 @@
 /* The shadow map: sequential ids, interior lookups, release into quarantine, double and
  * interior frees, bounded quarantine eviction, restore after a refused free, freed memory that a
- * newer allocation covers in part. */
+ * newer allocation covers in part, the floor and ceiling of every allocation. */
 #include "shadow/shadow.h"
 #include "unit.h"
 
@@ -19,6 +19,22 @@ int main(void)
     CHECK_EQ(b.id, 2);
     CHECK_EQ(c.id, 3);
     CHECK_EQ(hs_shadow_live_bytes(), 1200);
+
+    /* the floor and ceiling pass over a launch's words in no allocation, and only those */
+    CHECK(hs_shadow_outside_all(0x10000 - 1));
+    CHECK(!hs_shadow_outside_all(0x10000));
+    CHECK(!hs_shadow_outside_all(0x30000 + 399));
+    CHECK(hs_shadow_outside_all(0x30000 + 400));
+    CHECK(hs_shadow_outside_all(UINTPTR_MAX)); /* -1, as a parameter word */
+    hs_span z = {.base = 0x40000, .size = 0, .kind = HS_MEM_DEVICE}, r = {.base = 0x50000, .size = 64, .redzone = 256};
+    CHECK_EQ(hs_shadow_add(&z), 0);
+    CHECK(!hs_shadow_outside_all(0x40000)); /* a size-0 allocation holds its base */
+    CHECK_EQ(hs_shadow_add(&r), 0);
+    CHECK(!hs_shadow_outside_all(0x50000 + 64 + 255)); /* its redzone: an overrun's address */
+    CHECK(hs_shadow_outside_all(0x50000 + 64 + 256));
+    CHECK_EQ(hs_shadow_release(z.base, 1, 1, 1, &z), HS_RELEASED);
+    CHECK_EQ(hs_shadow_release(r.base, 1, 1, 1, &r), HS_RELEASED);
+    CHECK(!hs_shadow_outside_all(0x50000)); /* freed, and still in the map: a use after free */
 
     hs_span s;
     CHECK_EQ(hs_shadow_lookup(0x10000 + 399, &s), HS_WHERE_LIVE);

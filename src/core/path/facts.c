@@ -304,8 +304,8 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
 {
     hs_facts *f = &st->facts;
     hs_stat_count(HS_STAT_launch_word);
-    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS || (!surely_pointer && hs_shadow_below_all(value)))
-        return; /* below every allocation: an integer, most likely, and in none either way */
+    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS || (!surely_pointer && hs_shadow_outside_all(value)))
+        return; /* below or above every allocation: an integer, most likely, and in none either way */
     hs_span span, block;
     hs_where where = hs_shadow_lookup(value, &span);
     if (where == HS_WHERE_NONE && !surely_pointer)
@@ -351,13 +351,15 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
 
 static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)
 {
-    /* A struct passed by value is mostly sizes and strides: the words below every allocation are
-     * passed over here, without a call each (note_arg would pass them over too) */
+    /* A struct passed by value is mostly sizes and strides: the words outside every allocation
+     * are passed over here, without a call each (note_arg would pass them over too).  One
+     * comparison: a word below the floor wraps around to above the span's width. */
     uintptr_t floor = atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
+    uintptr_t width = atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed) - floor;
     for (size_t off = 0; off + sizeof(uintptr_t) <= n; off += sizeof(uintptr_t)) {
         uintptr_t v;
         memcpy(&v, p + off, sizeof v);
-        if (v < floor) {
+        if (v - floor >= width) {
             hs_stat_count(HS_STAT_launch_word);
             continue;
         }
@@ -389,8 +391,8 @@ static void gather_args(const hs_call *c, hs_call_state *st)
             }
         } else if (p->size == sizeof(uintptr_t)) { /* a whole 8-byte parameter */
             uintptr_t v = *(const uintptr_t *)value;
-            if (v < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed))
-                hs_stat_count(HS_STAT_launch_word); /* below every allocation: passed over here, as note_arg would */
+            if (hs_shadow_outside_all(v))
+                hs_stat_count(HS_STAT_launch_word); /* outside every allocation: passed over here, as note_arg would */
             else
                 note_arg(st, (unsigned)i, v, HS_ARG_EXACT, false);
         } else if (p->size > sizeof(uintptr_t)) {

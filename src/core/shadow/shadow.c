@@ -180,12 +180,18 @@ static void quarantine_locked(hs_span *s, uint32_t ref)
 /* Under sh.lock.  At the cap the allocation is not tracked: said once, and copies to it are then
  * judged as the runtime judges them (query_runtime). */
 atomic_uintptr_t hs_shadow_floor = UINTPTR_MAX;
+atomic_uintptr_t hs_shadow_ceiling = 0;
 
 static int make_live_locked(const hs_span *s)
 {
-    /* lowered before the span is findable: no address of it is ever below the floor */
+    /* moved before the span is findable: no address of it is ever outside them */
     if (s->base < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed))
         atomic_store_explicit(&hs_shadow_floor, s->base, memory_order_release);
+    uintptr_t end = s->base + (s->size ? s->size : 1) + s->redzone; /* a size-0 span holds its base */
+    if (end < s->base)
+        end = UINTPTR_MAX;
+    if (end > atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed))
+        atomic_store_explicit(&hs_shadow_ceiling, end, memory_order_release);
     hs_pm_lock(&sh.map);
     int rc = hs_pm_insert_locked(&sh.map, s, replaced_by_allocation, (void *)s);
     hs_pm_unlock(&sh.map);

@@ -47,12 +47,15 @@ void hs_shadow_restore(const hs_span *s);
 /* Lock-free: where addr lies. *span is filled for LIVE and FREED. */
 hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span);
 
-/* The lowest base an allocation ever had: an address below it is in none, live or freed.  A
- * launch's parameter words are mostly sizes and strides, and this answers them with one load. */
-extern atomic_uintptr_t hs_shadow_floor;
-static inline bool hs_shadow_below_all(uintptr_t addr)
+/* The lowest base an allocation ever had, and the highest end (its redzone included): an address
+ * below the one or at or above the other is in none, live or freed.  A launch's parameter words
+ * are mostly sizes and strides (below), or -1, floats and other bit patterns (above), and these
+ * answer them with two loads. */
+extern atomic_uintptr_t hs_shadow_floor, hs_shadow_ceiling;
+static inline bool hs_shadow_outside_all(uintptr_t addr)
 {
-    return addr < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
+    return addr < atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed) ||
+           addr >= atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed);
 }
 
 /* Lock-free and cheaper, from the map's briefs (no record is read): LIVE with the allocation's
