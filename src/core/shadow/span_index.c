@@ -15,8 +15,10 @@
 
 enum { INITIAL_BLOCKS = 64, SLAB_BLOCKS = 64, HINTS = 1024 };
 
+/* Aligned so that a hint holds a block's address and a span's place in it in one word. */
 struct hs_span_block {
-    uint32_t n;
+    _Alignas(64) uint32_t n;         /* 0 once it is given back: then no hint takes it */
+    uint32_t at;                     /* its place in the directory, while n > 0 */
     struct hs_span_block *free_next; /* on the free list */
     /* items[i].base again, packed: a search in the block reads a few lines of these, not one
      * line per span probed (an engine's lookups find them cold between its own work) */
@@ -51,6 +53,7 @@ static hs_span_block *block_take(hs_span_index *ix)
 
 static void block_give(hs_span_index *ix, hs_span_block *b)
 {
+    b->n = 0;
     b->free_next = ix->free_blocks; /* readers may still look into it: it stays mapped */
     ix->free_blocks = b;
 }
@@ -107,46 +110,60 @@ static ptrdiff_t last_span_at_or_below(const hs_span_block *blk, size_t n, uintp
 /* The hint slot of an address. */
 static size_t hint_slot(uintptr_t addr) { return (size_t)(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> 54); }
 
-/* The block hint h (block + 1, span) names, when addr still falls in it: its key at or below
- * addr and the next block's above; -1 otherwise.  Every load is clamped as the searches' are. */
-static ptrdiff_t hinted_block(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h)
+/* A hint: the block's address, and the span's place in it in the low bits. */
+enum { HINT_SPAN_BITS = 6 };
+_Static_assert(HS_SPAN_BLOCK <= 1 << HINT_SPAN_BITS && _Alignof(hs_span_block) >= 1 << HINT_SPAN_BITS,
+               "a span's place in its block fits below the block's alignment");
+static uint64_t hint_of(const hs_span_block *blk, ptrdiff_t i) { return (uint64_t)(uintptr_t)blk | (uint64_t)i; }
+
+/* The block the hint h names, when addr still falls in it, with *i set; NULL otherwise.  Its span
+ * when that is still the one (its base at or below addr, the next one in the block above it),
+ * else a search of the block when addr still falls in it (spans moved within the block: a span
+ * was inserted or removed before it).  No directory load: a block holding spans is in the
+ * directory, at its `at`, and the spans of one block are consecutive in the whole order.  Every
+ * load is clamped as the searches' are. */
+static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h, ptrdiff_t *i)
 {
-    size_t hb = (size_t)(h >> 32) - 1;
-    if (!h || hb >= nblocks || keys[hb] > addr || (hb + 1 < nblocks && keys[hb + 1] <= addr))
-        return -1;
-    return (ptrdiff_t)hb;
+    const hs_span_block *blk = (const hs_span_block *)(uintptr_t)(h & ~(uint64_t)((1u << HINT_SPAN_BITS) - 1));
+    if (!blk)
+        return NULL;
+    size_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK, at = blk->at, hi = h & ((1u << HINT_SPAN_BITS) - 1);
+    if (!n || at >= nblocks)
+        return NULL; /* given back since */
+    if (hi + 1 < n && blk->bases[hi] <= addr && blk->bases[hi + 1] > addr) {
+        *i = (ptrdiff_t)hi;
+        return blk;
+    }
+    if (blk->bases[0] > addr || (at + 1 < nblocks && keys[at + 1] <= addr))
+        return NULL;
+    *i = last_span_at_or_below(blk, n, addr);
+    return blk;
 }
 
 /* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
- * base <= addr).  Readers and writers alike; readers clamp what they read.  The hint for addr
- * first: its span when that is still the one (its base at or below addr, the next one's above),
- * else a search of its block when addr still falls in that one (spans moved within the block:
- * a span was inserted or removed before it), else the two searches; either refreshes it. */
-static void locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks, uintptr_t addr,
-                   ptrdiff_t *b, ptrdiff_t *i)
+ * base <= addr); returns that block (NULL when *b is -1).  Readers and writers alike; readers
+ * clamp what they read.  The hint for addr first, else the two searches; either refreshes it. */
+static const hs_span_block *locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks,
+                                   uintptr_t addr, ptrdiff_t *b, ptrdiff_t *i)
 {
     _Atomic uint64_t *hint = &ix->hints[hint_slot(addr)];
     uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
-    *b = hinted_block(keys, nblocks, addr, h);
-    if (*b < 0)
+    const hs_span_block *blk = hinted(keys, nblocks, addr, h, i);
+    if (blk) {
+        *b = (ptrdiff_t)blk->at;
+    } else {
         *b = last_key_at_or_below(keys, nblocks, addr);
-    *i = -1;
-    if (*b < 0)
-        return;
-    const hs_span_block *blk = dir[*b];
-    if (!blk) { /* never for a writer; a reader's stale view is thrown away by its sequence check */
-        *b = -1;
-        return;
+        *i = -1;
+        if (*b < 0 || !(blk = dir[*b])) { /* !blk: never for a writer; a reader's stale view is thrown
+                                              away by its sequence check */
+            *b = -1;
+            return NULL;
+        }
+        *i = last_span_at_or_below(blk, blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK, addr);
     }
-    size_t n = blk->n < HS_SPAN_BLOCK ? blk->n : HS_SPAN_BLOCK, hi = (uint32_t)h;
-    if ((size_t)(h >> 32) == (size_t)*b + 1 && hi < n && blk->bases[hi] <= addr &&
-        (hi + 1 >= n || blk->bases[hi + 1] > addr)) {
-        *i = (ptrdiff_t)hi; /* the hinted span: the next one is above addr (in this block, or the next block's first) */
-        return;
-    }
-    *i = last_span_at_or_below(blk, n, addr);
-    if (*i >= 0)
-        atomic_store_explicit(hint, ((uint64_t)(*b + 1) << 32) | (uint32_t)*i, memory_order_relaxed);
+    if (*i >= 0 && hint_of(blk, *i) != h)
+        atomic_store_explicit(hint, hint_of(blk, *i), memory_order_relaxed);
+    return blk;
 }
 
 static bool contains(const hs_span *s, uintptr_t addr)
@@ -165,11 +182,11 @@ static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
         hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
         const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
         ptrdiff_t b, i;
-        locate(ix, dir, keys, nb, addr, &b, &i);
+        const hs_span_block *blk = locate(ix, dir, keys, nb, addr, &b, &i);
         bool found = false;
-        if (i >= 0) {
+        if (blk && i >= 0) {
             hs_span s;
-            memcpy(&s, &dir[b]->items[i], sizeof s);
+            memcpy(&s, &blk->items[i], sizeof s);
             found = exact ? s.base == addr : contains(&s, addr);
             if (found)
                 *out = s;
@@ -195,14 +212,14 @@ void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool 
         hs_span_block *const *dir = atomic_load_explicit(&ix->dir, memory_order_acquire);
         const uintptr_t *keys = atomic_load_explicit(&ix->keys, memory_order_acquire);
         ptrdiff_t b, i;
-        locate(ix, dir, keys, nb, addr, &b, &i);
-        *has_below = i >= 0;
+        const hs_span_block *blk = locate(ix, dir, keys, nb, addr, &b, &i);
+        *has_below = blk && i >= 0;
         if (*has_below)
-            memcpy(below, &dir[b]->items[i], sizeof *below);
+            memcpy(below, &blk->items[i], sizeof *below);
         /* the next span: in the same block, else the first of the next block */
         *has_above = false;
-        if (b >= 0 && (uint32_t)(i + 1) < dir[b]->n && i + 1 < HS_SPAN_BLOCK) {
-            memcpy(above, &dir[b]->items[i + 1], sizeof *above);
+        if (blk && (uint32_t)(i + 1) < blk->n && i + 1 < HS_SPAN_BLOCK) {
+            memcpy(above, &blk->items[i + 1], sizeof *above);
             *has_above = true;
         } else if ((size_t)(b + 1) < nb && dir[b + 1] && dir[b + 1]->n > 0) {
             memcpy(above, &dir[b + 1]->items[0], sizeof *above);
@@ -269,6 +286,8 @@ static void dir_insert(hs_span_index *ix, size_t at, hs_span_block *blk)
     memmove(&keys[at + 1], &keys[at], (nb - at) * sizeof *keys);
     dir[at] = blk;
     keys[at] = blk->items[0].base;
+    for (size_t k = at; k <= nb; k++)
+        dir[k]->at = (uint32_t)k;
     atomic_store_explicit(&ix->nblocks, nb + 1, memory_order_release); /* after any new directory */
 }
 
@@ -280,6 +299,8 @@ static void dir_remove(hs_span_index *ix, size_t at)
     block_give(ix, dir[at]);
     memmove(&dir[at], &dir[at + 1], (nb - at - 1) * sizeof *dir);
     memmove(&keys[at], &keys[at + 1], (nb - at - 1) * sizeof *keys);
+    for (size_t k = at; k + 1 < nb; k++)
+        dir[k]->at = (uint32_t)k;
     atomic_store_explicit(&ix->nblocks, nb - 1, memory_order_relaxed);
 }
 
@@ -445,6 +466,7 @@ int hs_span_replace_all_locked(hs_span_index *ix, const hs_span *sorted, size_t 
         for (size_t k = 0; k < m; k++)
             blk->bases[k] = sorted[from + k].base;
         blk->n = (uint32_t)m;
+        blk->at = (uint32_t)made;
         dir[made] = blk;
         keys[made] = blk->items[0].base;
         kept += m;
