@@ -7,7 +7,7 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             'hipshadow: STATS launch=N copy=N ...'), taken as the difference of two runs of
             T and 2T tokens, so model loading and warm-up drop out
   costs     the added cost of each kind of event alone, on this machine: a kernel launch
-            (bench_launch.cu, shared runtime), a D2H cudaMemcpyAsync + sync (bench_cuda_copy),
+            (bench_launch.cu, shared runtime, batches of 32 timed from an idle GPU), a D2H cudaMemcpyAsync + sync (bench_cuda_copy),
             PyTorch's own block events and launches (torch_event_cost.py: a tensor made and let
             go, an add into a tensor, in a loop), and alloc, free, sync and a clean copy on the
             simulator (bench_events: the host CPU's share)
@@ -242,7 +242,7 @@ def costs(args):
         if shutil.which("nvcc") and subprocess.run(["nvcc", "-O2", "-cudart", "shared", "-o", exe,
                                                     os.path.join(here, "bench_launch.cu")]).returncode == 0:
             p, s = interleaved([exe, "100000"], 5, lambda o: float(o.split()[0]))
-            out["launch"] = (statistics.median(s) - statistics.median(p), "bench_launch.cu, shared runtime, "
+            out["launch"] = (statistics.median(s) - statistics.median(p), "bench_launch.cu, shared runtime, batches of 32, "
                              "medians of 5 interleaved")
     copy = os.path.join(build, "tests", "gpu", "bench_cuda_copy")
     if os.access(copy, os.X_OK):

@@ -151,7 +151,8 @@ def bench_launch():
                              if l.startswith("SUMMARY: hipshadow:") and " checked calls" in l] or [0])
             mp, ms = statistics.median(p), statistics.median(s)
             print(f"kernel launch ({way} runtime): plain {mp:.0f} ns, hipshadow {ms:.0f} ns, added {ms - mp:.0f} ns "
-                  f"per launch (medians of 7, interleaved); {calls} wrapped calls checked for 201000 launches")
+                  f"per launch (medians of 7, interleaved); {calls} wrapped calls checked for 201000 launches "
+                  f"and a sync every 32")
 
 
 def bench():
