@@ -390,11 +390,7 @@ static void gather_args(const hs_call *c, hs_call_state *st)
                     st->facts.args[before].access = p->access;
             }
         } else if (p->size == sizeof(uintptr_t)) { /* a whole 8-byte parameter */
-            uintptr_t v = *(const uintptr_t *)value;
-            if (hs_shadow_outside_all(v))
-                hs_stat_count(HS_STAT_launch_word); /* outside every allocation: passed over here, as note_arg would */
-            else
-                note_arg(st, (unsigned)i, v, HS_ARG_EXACT, false);
+            note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, false);
         } else if (p->size > sizeof(uintptr_t)) {
             scan_words(st, value, p->size, (unsigned)i); /* a struct passed by value */
         }
