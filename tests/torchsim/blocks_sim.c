@@ -35,6 +35,16 @@ static int launch_on(void *ptr)
     return rc;
 }
 
+/* poke launched on stream s, not waited for. */
+static int launch_async(void *ptr, cudaStream_t s)
+{
+    CUfunction f = simcuda_function_from_host(poke);
+    size_t sizes[] = {sizeof(CUdeviceptr)};
+    simcuda_function_set_param_sizes(f, 1, sizes);
+    void *params[] = {&ptr};
+    return cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, (CUstream)s, params, NULL);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -67,6 +77,21 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "kernel")) {
         fake_torch_free(t);
         rc = launch_on(t);
+    } else if (!strncmp(c, "neighbour-", 10)) {
+        /* A kernel on one tensor (stream a) and a copy on another stream (b), nothing ordering
+         * them: "neighbour-other" copies the tensor next to it in the segment (clean: the kernel's
+         * access ends at its own block, not at the segment's end), "neighbour-same" the same
+         * tensor (a race). */
+        void *u = fake_torch_alloc(4000);
+        if ((char *)u < (char *)t || (char *)u - (char *)t > 8192)
+            return fprintf(stderr, "the second tensor is not next to the first\n"), 2;
+        cudaStream_t a, b;
+        if (cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking) ||
+            cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking))
+            return 2;
+        rc = launch_async(t, a);
+        rc |= cudaMemcpyAsync(host, !strcmp(c, "neighbour-same") ? t : u, 4000, cudaMemcpyDeviceToHost, b);
+        rc |= cudaStreamSynchronize(a) | cudaStreamSynchronize(b);
     } else if (!strcmp(c, "segment-freed")) {
         fake_torch_free(t);
         fake_torch_empty_cache(); /* the segment goes back to the driver: its blocks are forgotten */
