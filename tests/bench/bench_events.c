@@ -15,6 +15,10 @@
  *           (an engine's graph over its pool arena, its inputs set through another stream: ggml);
  *           with BENCH_NONBLOCKING=1, what stream-race tracking costs when every launch touches
  *           the one allocation that two streams use
+ *   cold    with arena: before each launch, 48 KiB of straight-line code run and 64 KiB of data
+ *           touched (about what a runtime's own launch runs), so the launch path's code and data
+ *           start out of the first-level caches, as between an engine's launches (the churn's
+ *           own time is in the plain run too)
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -38,6 +42,18 @@ static double now_ns(void)
 }
 
 static const char *kinds;
+
+/* cold: what a runtime's launch does to the caches between two of an engine's launches */
+static unsigned char churn_data[64 << 10];
+__attribute__((noinline)) static void churn(void)
+{
+    unsigned long x = 0, y = 0, z = 0, w = 0; /* four chains: the code's fetch, not its latency */
+    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
+                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w)); /* 48 KiB of code */
+    x += y + z + w;
+    for (size_t i = 0; i < sizeof churn_data; i += 64)
+        churn_data[i] += (unsigned char)x;
+}
 static int want(const char *kind) { return !kinds || strstr(kinds, kind) != NULL; }
 
 /* paths: the helper is reached from one call site at one depth whatever the path, so every
@@ -144,8 +160,11 @@ int main(int argc, char **argv)
         hipStream_t inputs;
         hipStreamCreate(&inputs);
         char tokens[1024] = {0};
+        int cold = strstr(kinds, "cold") != NULL;
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
+            if (cold)
+                churn();
             if ((c & 63) == 0) {
                 hipMemcpyAsync(arena, tokens, sizeof tokens, hipMemcpyHostToDevice, inputs);
                 hipStreamSynchronize(inputs);

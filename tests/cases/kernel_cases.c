@@ -3,6 +3,8 @@
  *   freed-arg    poke is launched on a buffer freed just before
  *   known-kernel poke is launched clean first (later launches of it take the fast path), then
  *                on a stream destroyed just before and on a buffer freed just before
+ *   same-words-freed  poke launched clean twice on one buffer, then, the buffer freed, a third
+ *                time with the very same arguments: only the free tells the launches apart
  *   known-refused  poke launched clean, then once with a zero grid (refused), then far-write: the
  *                refused launch, which never ran, is no suspect of the fault
  *   serialize    three launches on two streams, the middle one faulting, then a D2H
@@ -66,6 +68,20 @@ static int known_kernel(void)
     MUST(hipStreamCreate(&s));
     MUST(hipStreamDestroy(s));
     TRY(launch_poke(b, 0, 7, s)); /* invalid-stream */
+    MUST(hipFree(a));
+    TRY(launch_poke(a, 0, 7, 0)); /* kernel-use-after-free */
+    TRY(hipMemcpyDtoH(host, b, sizeof host));
+    return 0;
+}
+
+static int same_words_freed(void)
+{
+    int *a, *b, host[1024];
+    MUST(hipMalloc((void **)&a, sizeof host));
+    MUST(hipMalloc((void **)&b, sizeof host));
+    MUST(launch_poke(a, 0, 7, 0));
+    MUST(launch_poke(a, 0, 7, 0)); /* the same kernel and words as the launch before */
+    MUST(hipDeviceSynchronize());
     MUST(hipFree(a));
     TRY(launch_poke(a, 0, 7, 0)); /* kernel-use-after-free */
     TRY(hipMemcpyDtoH(host, b, sizeof host));
@@ -272,6 +288,7 @@ int main(int argc, char **argv)
         {"far-write", far_write},
         {"freed-arg", freed_arg},
         {"known-kernel", known_kernel},
+        {"same-words-freed", same_words_freed},
         {"known-refused", known_refused},
         {"serialize", serialize},
         {"clean", clean},

@@ -378,6 +378,13 @@ CASES = {
                                           "kernels.0.name": "poke", "kernels.0.args.0.state": "freed"},
                 "invalid-stream": {"api": "hipModuleLaunchKernel"}},
         exit=0),
+    # A launch with the same kernel and words as a clean one before it, once their buffer is freed:
+    # the memo of argument facts (one answer, by stats=1) does not outlive the free.
+    "kernel_same_words_freed": dict(
+        program="kernel_cases", options="fault_events=0:stats=1", args=["same-words-freed"],
+        kinds={"kernel-use-after-free": 1, "device-fault": 1}, stderr_has=["launch_memo=1 "],
+        fields={"kernel-use-after-free": {"api": "hipModuleLaunchKernel", "kernels.0.args.0.state": "freed"}},
+        exit=0),
     # A fast-path launch the runtime refuses is withdrawn from the ledger, as the full path's is:
     # the later fault names the one launch that ran.
     "kernel_known_refused_not_suspect": dict(

@@ -48,7 +48,8 @@ Output lines (one per fact, grep-able):
   PERTOKEN <engine/variant> TOTAL plain <us> us hipshadow <us> us added <us> us
   PERTOKEN <engine/variant> MODULE|FUNCTION added <us> us plain <us> hipshadow <us> <module> [<function>]
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
-(taskset, default 2-5: batch-1 decoding is bound by the launching CPU)."""
+(taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_KEEP_SAMPLES=DIR (the
+profile step's raw sampler files are also copied there, for a reading by instruction)."""
 import argparse
 import collections
 import os
@@ -379,6 +380,12 @@ def sample(w, tokens, runs, tmp, top):
                 print(f"NOTE {w.name}: profile run ({side}) failed: {why}", flush=True)
                 return None
     files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp))]
+    keep = os.environ.get("BENCH_KEEP_SAMPLES")
+    if keep:  # the raw samples, for a reading by instruction (addr2line against the same build)
+        dest = os.path.join(keep, w.name.replace("/", "_"), os.path.basename(tmp))
+        os.makedirs(dest, exist_ok=True)
+        for f in files:
+            shutil.copy(f, dest)
     r = subprocess.run([sys.executable, os.path.join(root, "tools", "sampler", "report.py"), "--focus",
                         "libhipshadow,libc.so", "--top", str(top)] + files, capture_output=True, text=True,
                        timeout=300)

@@ -3,6 +3,7 @@
  * map does not know. */
 #include "path/facts.h"
 #include "path/accesses.h"
+#include "path/arg_memo.h"
 #include "torch/blocks.h"
 #include "process/stats.h"
 #include "rules/check.h"
@@ -303,9 +304,8 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
 static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
 {
     hs_facts *f = &st->facts;
-    hs_stat_count(HS_STAT_launch_word);
-    if (!value || f->n_args >= HS_LAUNCH_MAX_ARGS || (!surely_pointer && hs_shadow_outside_all(value)))
-        return; /* below or above every allocation: an integer, most likely, and in none either way */
+    if (f->n_args >= HS_LAUNCH_MAX_ARGS)
+        return;
     hs_span span, block;
     hs_where where = hs_shadow_lookup(value, &span);
     if (where == HS_WHERE_NONE && !surely_pointer)
@@ -349,52 +349,97 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
             .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED, .block = block};
 }
 
-static void scan_words(hs_call_state *st, const uint8_t *p, size_t n, unsigned first_index)
+/* The words of a launch that note_arg looks up, in order: a parameter the platform says is a
+ * pointer, and any other word that is not 0 and lies between the shadow map's floor and ceiling
+ * (below or above every allocation: an integer, most likely, and in none either way).  Collected
+ * into key (false when there are more than it holds), or, with key NULL, looked up as they come.
+ * *examined counts every word looked at, for stats=1. */
+static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w)
 {
-    /* A struct passed by value is mostly sizes and strides: the words outside every allocation
-     * are passed over here, without a call each (note_arg would pass them over too).  One
-     * comparison: a word below the floor wraps around to above the span's width. */
+    if (!key) {
+        uint8_t before = st->facts.n_args;
+        note_arg(st, w->index, w->value, (hs_arg_how)w->how, w->surely_pointer);
+        if (st->facts.n_args > before)
+            st->facts.args[before].access = w->access;
+        return true;
+    }
+    if (key->n == HS_ARG_MEMO_WORDS)
+        return false;
+    key->w[key->n++] = *w;
+    return true;
+}
+
+static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, size_t n, unsigned first_index,
+                       unsigned *examined)
+{
+    /* A struct passed by value is mostly sizes and strides: one comparison passes each word
+     * outside every allocation over (a word below the floor wraps around to above the width). */
     uintptr_t floor = atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
     uintptr_t width = atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed) - floor;
     for (size_t off = 0; off + sizeof(uintptr_t) <= n; off += sizeof(uintptr_t)) {
         uintptr_t v;
         memcpy(&v, p + off, sizeof v);
-        if (v - floor >= width) {
-            hs_stat_count(HS_STAT_launch_word);
+        ++*examined;
+        if (v - floor >= width)
             continue;
-        }
-        note_arg(st, first_index + (unsigned)(off / sizeof v), v, HS_ARG_SCANNED, false);
+        hs_arg_word w = {.value = v, .index = (uint16_t)(first_index + off / sizeof v), .how = HS_ARG_SCANNED};
+        if (!word(st, key, &w))
+            return false;
     }
+    return true;
 }
 
-static void gather_args(const hs_call *c, hs_call_state *st)
+static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *st, hs_arg_key *key, unsigned *examined)
 {
-    const hs_kernel_info *k = hs_kernel_info_of(c);
-    if (c->arg_buffer && c->arg_buffer_size) { /* one buffer of known size: scanned whole */
-        scan_words(st, c->arg_buffer, c->arg_buffer_size, 0);
-        return;
-    }
+    if (c->arg_buffer && c->arg_buffer_size) /* one buffer of known size: scanned whole */
+        return scan_words(st, key, c->arg_buffer, c->arg_buffer_size, 0, examined);
     if (!k || k->n_params <= 0 || !c->kernel_params)
-        return;
+        return true;
     int n = k->n_params < HS_KERNEL_MAX_PARAMS ? k->n_params : HS_KERNEL_MAX_PARAMS;
     for (int i = 0; i < n; i++) {
         const hs_kernel_param *p = &k->params[i];
         const void *value = c->kernel_params[i];
         if (!value)
             continue;
-        if (p->pointer_known) {
-            if (p->pointer && p->size == sizeof(uintptr_t)) {
-                uint8_t before = st->facts.n_args;
-                note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, true);
-                if (st->facts.n_args > before)
-                    st->facts.args[before].access = p->access;
-            }
-        } else if (p->size == sizeof(uintptr_t)) { /* a whole 8-byte parameter */
-            note_arg(st, (unsigned)i, *(const uintptr_t *)value, HS_ARG_EXACT, false);
-        } else if (p->size > sizeof(uintptr_t)) {
-            scan_words(st, value, p->size, (unsigned)i); /* a struct passed by value */
+        if (p->size > sizeof(uintptr_t) && !p->pointer_known) {
+            if (!scan_words(st, key, value, p->size, (unsigned)i, examined)) /* a struct passed by value */
+                return false;
+            continue;
         }
+        if (p->size != sizeof(uintptr_t) || (p->pointer_known && !p->pointer))
+            continue;
+        ++*examined;
+        hs_arg_word w = {.value = *(const uintptr_t *)value,
+                         .index = (uint16_t)i,
+                         .how = HS_ARG_EXACT,
+                         .access = p->pointer_known ? p->access : 0,
+                         .surely_pointer = p->pointer_known};
+        if (w.value && (w.surely_pointer || !hs_shadow_outside_all(w.value)) && !word(st, key, &w))
+            return false;
     }
+    return true;
+}
+
+/* A launch's words, as the memo of recent launches has them or looked up. */
+static void gather_args(const hs_call *c, hs_call_state *st)
+{
+    const hs_kernel_info *k = hs_kernel_info_of(c);
+    unsigned examined = 0;
+    hs_arg_key key; /* its words are written as found: no clearing */
+    key.kernel = c->kernel;
+    key.n = 0;
+    bool memo = hs_arg_memo_usable(&key) && walk_args(c, k, st, &key, &examined);
+    if (memo) {
+        if (!hs_arg_memo_find(&key, &st->facts)) {
+            for (int i = 0; i < key.n; i++)
+                word(st, NULL, &key.w[i]);
+            hs_arg_memo_keep(&key, &st->facts);
+        }
+    } else {
+        examined = 0;
+        walk_args(c, k, st, NULL, &examined);
+    }
+    hs_stat_add(HS_STAT_launch_word, examined);
 }
 
 void hs_gather_launch(const hs_call *c, hs_call_state *st)

@@ -725,6 +725,7 @@ void hs_pm_prefetch(hs_page_map *m, const uintptr_t *addrs, size_t n)
 }
 
 size_t hs_pm_count(hs_page_map *m) { return atomic_load_explicit(&m->count, memory_order_relaxed); }
+unsigned hs_pm_version(hs_page_map *m) { return atomic_load_explicit(&m->seq, memory_order_acquire); }
 size_t hs_pm_bytes(hs_page_map *m) { return m->bytes; }
 
 /* Whether record r's span is one the caller wants (kind has none of the skip bits), and it. */

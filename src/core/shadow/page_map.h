@@ -81,6 +81,8 @@ void hs_pm_neighbours(hs_page_map *m, uintptr_t addr, uint32_t skip, hs_span *be
  * would otherwise each wait for three misses in a row.  Reads only; nothing is changed. */
 void hs_pm_prefetch(hs_page_map *m, const uintptr_t *addrs, size_t n);
 size_t hs_pm_count(hs_page_map *m);
+/* The map's version: changed (by two) by every change, odd while one is being made. */
+unsigned hs_pm_version(hs_page_map *m);
 /* Bytes of memory the map has mapped (stacks and names excluded). */
 size_t hs_pm_bytes(hs_page_map *m);
 

@@ -62,6 +62,8 @@ void hs_shadow_after_fork(void)
     hs_pm_after_fork(&sh.superseded);
 }
 
+uint64_t hs_shadow_version(void) { return (uint64_t)hs_pm_version(&sh.superseded) << 32 | hs_pm_version(&sh.map); }
+
 size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.map) + hs_pm_count(&sh.superseded) - sh.quarantined; }
 
 const char *hs_mem_kind_name(uint32_t kind)

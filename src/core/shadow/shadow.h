@@ -33,6 +33,10 @@ typedef enum hs_release_result {
 /* max_live: allocations tracked at most (0: no limit); past it one warning, then untracked. */
 int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live);
 size_t hs_shadow_live_count(void);
+/* Changed by every change to the map of allocations (both its maps: the low 32 bits and the
+ * high); odd in either half while a change is being made.  What a lookup answered stays true
+ * while it is the same. */
+uint64_t hs_shadow_version(void);
 
 /* Registers a new allocation; fills s->id with the next sequential id.  -1 on out-of-memory. */
 int hs_shadow_add(hs_span *s);
