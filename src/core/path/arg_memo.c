@@ -16,13 +16,33 @@
 
 enum { MEMO_BITS = 10, MEMO_ENTRIES = 1 << MEMO_BITS };
 
+/* What a lookup found for one argument; its word gives the rest (index, value, how, access).
+ * Only live allocations outside PyTorch blocks and NVTX regions are kept. */
+typedef struct memo_arg {
+    uint64_t alloc_id, alloc_size;
+    int64_t offset;
+    uint32_t redzone;
+    uint8_t word; /* which of the key's words */
+    uint8_t kind;
+} memo_arg;
+
+/* The key's words and then the arguments they gave, packed: a hit with a few words reads the
+ * entry's first lines only (one entry a launch, cold between tokens: its lines are its cost). */
 typedef struct memo_entry {
-    const void *kernel; /* NULL: empty */
+    _Alignas(64) const void *kernel; /* NULL: empty */
     uint64_t version;
     uint8_t n_words, n_args;
-    hs_arg_word w[HS_ARG_MEMO_WORDS];
-    hs_launch_arg args[HS_LAUNCH_MAX_ARGS];
+    unsigned char packed[HS_ARG_MEMO_WORDS * sizeof(hs_arg_word) + HS_LAUNCH_MAX_ARGS * sizeof(memo_arg)];
 } memo_entry;
+
+static hs_arg_word *word_at(memo_entry *e, int i)
+{
+    return (hs_arg_word *)(void *)(e->packed + i * sizeof(hs_arg_word));
+}
+static memo_arg *arg_at(memo_entry *e, int i)
+{
+    return (memo_arg *)(void *)(e->packed + e->n_words * sizeof(hs_arg_word) + i * sizeof(memo_arg));
+}
 
 static HS_TLS memo_entry *table;
 static HS_TLS bool table_failed;
@@ -63,15 +83,26 @@ bool hs_arg_memo_usable(hs_arg_key *key)
 
 bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
 {
-    const memo_entry *e = slot_of(table, key);
+    memo_entry *e = slot_of(table, key);
     if (e->kernel != key->kernel || e->version != key->version || e->n_words != key->n)
         return false;
     for (int i = 0; i < key->n; i++)
-        if (!same_word(&e->w[i], &key->w[i]))
+        if (!same_word(word_at(e, i), &key->w[i]))
             return false;
     f->n_args = e->n_args;
     for (int i = 0; i < e->n_args; i++) {
-        f->args[i] = e->args[i];
+        const memo_arg *m = arg_at(e, i);
+        const hs_arg_word *w = &key->w[m->word];
+        f->args[i] = (hs_launch_arg){.index = w->index,
+                                     .state = HS_ARG_LIVE,
+                                     .how = w->how,
+                                     .kind = m->kind,
+                                     .value = w->value,
+                                     .alloc_id = m->alloc_id,
+                                     .offset = m->offset,
+                                     .alloc_size = m->alloc_size,
+                                     .redzone = m->redzone,
+                                     .access = w->access};
         f->arg_block_end[i] = 0;
     }
     hs_stat_count(HS_STAT_launch_memo);
@@ -82,16 +113,32 @@ void hs_arg_memo_keep(const hs_arg_key *key, const hs_facts *f)
 {
     if (hs_shadow_version() != key->version)
         return; /* the map changed during the lookups: they may mix two versions */
-    for (int i = 0; i < f->n_args; i++)
-        if (f->args[i].state != HS_ARG_LIVE || f->args[i].block_state != HS_BLOCK_NONE || f->args[i].region_freed)
+    uint8_t word_of[HS_LAUNCH_MAX_ARGS];
+    int j = 0;
+    for (int i = 0; i < f->n_args; i++) {
+        const hs_launch_arg *a = &f->args[i];
+        if (a->state != HS_ARG_LIVE || a->block_state != HS_BLOCK_NONE || a->region_freed)
             return; /* anything a finding or a report reads more of takes the lookups each time */
+        while (j < key->n && (key->w[j].index != a->index || key->w[j].value != a->value)) /* in word order */
+            j++;
+        if (j == key->n)
+            return;
+        word_of[i] = (uint8_t)j++;
+    }
     memo_entry *e = slot_of(table, key);
     e->kernel = key->kernel;
     e->version = key->version;
     e->n_words = key->n;
     e->n_args = f->n_args;
     for (int i = 0; i < key->n; i++)
-        e->w[i] = key->w[i];
-    for (int i = 0; i < f->n_args; i++)
-        e->args[i] = f->args[i];
+        *word_at(e, i) = key->w[i];
+    for (int i = 0; i < f->n_args; i++) {
+        const hs_launch_arg *a = &f->args[i];
+        *arg_at(e, i) = (memo_arg){.alloc_id = a->alloc_id,
+                                   .alloc_size = a->alloc_size,
+                                   .offset = a->offset,
+                                   .redzone = a->redzone,
+                                   .word = word_of[i],
+                                   .kind = a->kind};
+    }
 }
