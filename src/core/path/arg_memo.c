@@ -4,7 +4,9 @@
  * words, mapped at the thread's first launch (no malloc) and never shared, so nothing is locked.
  * An entry holds its key whole and is used only when every word matches and the shadow map's
  * version is the one its lookups were made at; the map's writers change that version at every
- * insert, free and removal (a seqlock's counter), so an entry never outlives what it says. */
+ * insert, free and removal (a seqlock's counter), so an entry never outlives what it says.  Each
+ * map's counter is 32 bits, as the page map's own per-thread answers use it: an entry could be
+ * taken again only after exactly 2^31 changes of that map between two of its launches. */
 #include "path/arg_memo.h"
 #include "process/stats.h"
 #include "process/util.h"
