@@ -34,7 +34,7 @@ typedef struct memo_entry {
     _Alignas(64) const void *kernel; /* NULL: empty */
     uint64_t version;
     uint8_t n_words, n_args;
-    unsigned char packed[HS_ARG_MEMO_WORDS * sizeof(hs_arg_word) + HS_LAUNCH_MAX_ARGS * sizeof(memo_arg)];
+    _Alignas(8) unsigned char packed[HS_ARG_MEMO_WORDS * sizeof(hs_arg_word) + HS_LAUNCH_MAX_ARGS * sizeof(memo_arg)];
 } memo_entry;
 
 static hs_arg_word *word_at(memo_entry *e, int i)
