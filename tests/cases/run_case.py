@@ -476,6 +476,10 @@ CASES = {
     # A pool's interior sub-buffers (no block or region holds them): kernels on disjoint ones are
     # no race; a copy into the sub-buffer a kernel on another stream reads still is.
     "race_pool_disjoint_clean": dict(program="stream_race", args=["pool-disjoint"], kinds={}, exit=0),
+    # The same from a launch whose argument facts were remembered (launch_memo): its accesses still
+    # start at its interior pointer, so B's part of the pool is no race.
+    "race_pool_disjoint_again_clean": dict(program="stream_race", args=["pool-disjoint-again"], kinds={},
+                                           options="stats=1", stderr_has=["launch_memo="], exit=0),
     "race_pool_copy_then_kernel": dict(
         program="stream_race", args=["pool-copy-kernel"], kinds={"stream-race": 1},
         fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",

@@ -13,6 +13,8 @@
  *   uninit-clean       (initcheck=1) the buffer fully written, scale, D2H (clean)
  *   pool-disjoint      one pool allocation: scale on A and scale on B, each given its own interior
  *                      sub-buffers (clean: an interior pointer's extent is not known)
+ *   pool-disjoint-again  pool-disjoint, A's launch made twice: the second takes its argument facts
+ *                      from the memo of recent launches, interior offsets included
  *   pool-copy-kernel   an async H2D into a sub-buffer of the pool on A; scale on B reads that
  *                      sub-buffer, nothing orders them (the race is still found)
  *   kernel-then-kernel scale on A writes out; scale on B writes out too, no event
@@ -62,8 +64,10 @@ int main(int argc, char **argv)
         MUST(hipMalloc((void **)&pool, 5 * sizeof host));
         MUST(hipMemset(pool, 0, 5 * sizeof host));
         MUST(hipHostMalloc((void **)&pinned, sizeof host, 0));
-        if (!strcmp(mode, "pool-disjoint")) {
+        if (!strcmp(mode, "pool-disjoint") || !strcmp(mode, "pool-disjoint-again")) {
             MUST(launch_scale(pool + N, pool + 2 * N, N, a));
+            if (!strcmp(mode, "pool-disjoint-again")) /* the same kernel and words: its facts remembered */
+                MUST(launch_scale(pool + N, pool + 2 * N, N, a));
             MUST(launch_scale(pool + 3 * N, pool + 4 * N, N, b));
         } else {
             MUST(hipMemcpyAsync(pool + 2 * N, pinned, sizeof host, hipMemcpyHostToDevice, a));
