@@ -19,6 +19,9 @@
  *           touched (about what a runtime's own launch runs), so the launch path's code and data
  *           start out of the first-level caches, as between an engine's launches (the churn's
  *           own time is in the plain run too)
+ *   d2d     with arena: after each launch, an async D2D hipMemcpyAsync of 1 KiB between two
+ *           interior pointers of the arena on the launch's stream (an engine's copy of a view
+ *           into its cache: ggml)
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -160,7 +163,7 @@ int main(int argc, char **argv)
         hipStream_t inputs;
         hipStreamCreate(&inputs);
         char tokens[1024] = {0};
-        int cold = strstr(kinds, "cold") != NULL;
+        int cold = strstr(kinds, "cold") != NULL, d2d = strstr(kinds, "d2d") != NULL;
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
             if (cold)
@@ -172,6 +175,8 @@ int main(int argc, char **argv)
             a_out = (float *)(arena + (((size_t)c % 32) + 1) * (1 << 20));
             a_in = (float *)(arena + (((size_t)c + 7) % 32) * (1 << 20) + 256);
             hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, a_params, NULL);
+            if (d2d)
+                hipMemcpyAsync(arena + (33 << 20) + ((size_t)c % 32) * 1024, a_out, 1024, hipMemcpyDeviceToDevice, s);
             if ((c & 63) == 63)
                 hipStreamSynchronize(s);
         }

@@ -52,8 +52,9 @@ m = re.search(r"^hipshadow: STATS .*\bstack_walk=(\d+)", p.stderr, re.M)
 if not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_streams: stack walks {m.group(1) if m else None} (want a few: the stack cache missed)")
 # An engine's graph over one pool arena on a non-blocking stream (race tracking on): every launch
-# touches the one allocation, at interior pointers; it runs, and nothing is found in it.
-p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "arena"], capture_output=True,
+# touches the one allocation, at interior pointers, and is followed by an async copy of its output
+# into another part of the arena on the same stream (d2d); it runs, and nothing is found in it.
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "arena,d2d"], capture_output=True,
                    text=True, env=dict(env, BENCH_NONBLOCKING="1"), timeout=300)
 if p.returncode != 0 or not re.match(r"arena [0-9.]+ ", p.stdout):
     problems.append(f"bench_events arena: exit {p.returncode}, output {p.stdout!r}")
@@ -65,6 +66,9 @@ else:
     if not m or int(m.group(1)) < 2000 or int(m.group(2)) < int(m.group(1)) - 8:
         problems.append(f"bench_events arena: launches {m.groups() if m else None} (want all but the first on the "
                         "fast path)")
+    m = re.search(r"^hipshadow: STATS .*\bcopy=(\d+)", p.stderr, re.M)
+    if not m or int(m.group(1)) < 2000:
+        problems.append(f"bench_events arena,d2d: copies {m.group(1) if m else None} (want the 2,000 async copies)")
 # Four paths into one helper share the cache's place (the same entry slot and return address):
 # kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
 p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,
