@@ -69,6 +69,13 @@ else:
     m = re.search(r"^hipshadow: STATS .*\bcopy=(\d+)", p.stderr, re.M)
     if not m or int(m.group(1)) < 2000:
         problems.append(f"bench_events arena,d2d: copies {m.group(1) if m else None} (want the 2,000 async copies)")
+    # hipshadow's own time in them, the runtime's calls left out: there, and below the whole run's
+    m = re.search(r"^hipshadow: STATS .*\blaunch_ns=(\d+) copy_ns=(\d+) block_ns=(\d+) other_ns=(\d+)", p.stderr,
+                  re.M)
+    if not m or not int(m.group(1)) or not int(m.group(2)) or int(m.group(3)) or \
+            int(m.group(1)) + int(m.group(2)) > float(p.stdout.split()[1]) * 3000 * 1.5:
+        problems.append(f"bench_events arena,d2d: own time {m.groups() if m else None} (want launch_ns and copy_ns "
+                        f"above 0, block_ns 0, and their sum within the run's {p.stdout.split()[1]} ns x 3,000 launches)")
 # Four paths into one helper share the cache's place (the same entry slot and return address):
 # kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
 p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,
@@ -110,6 +117,14 @@ if got != want:
 if not bench_engines.per_token_lines("e", bench_engines.parse_report(report((0, 0, 0), (1, 1, 1, 1, 1))), None,
                                      1)[0].startswith("NOTE e: no per-token profile"):
     problems.append("bench_engines.py per-token profile: a side without samples was not said")
+# hipshadow's time per event in the engine: the *_ns counts over the events of their kinds
+got = bench_engines.in_engine_lines("e", {"launch": 2000, "launch_ns": 600000, "copy": 400, "memset": 100,
+                                          "copy_ns": 250000, "block_alloc": 50, "block_ns": 0, "sync": 40},
+                                    {"launch": 200, "copy": 40, "memset": 10, "block_alloc": 5, "sync": 4})
+want = ["INENGINE e launch 300 ns an event x 200.0 a token = 60.0 us a token",
+        "INENGINE e copy 500 ns an event x 50.0 a token = 25.0 us a token"]
+if got != want:
+    problems.append("bench_engines.py in-engine times: got " + repr(got))
 for line in problems:
     print("FAIL:", line)
 print("ok" if not problems else f"{len(problems)} problems")

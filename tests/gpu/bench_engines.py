@@ -39,7 +39,11 @@ and the torch plugin) and vendor-device/ (the ggml tarball) carried:
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
 Output lines (one per fact, grep-able):
   COST <kind> <added ns per event> (<how it was measured>)
-  COUNT <engine/variant> <kind> <per token>
+  COUNT <engine/variant> <kind> <per token>   (the *_ns kinds: ns of hipshadow's own code a token)
+  INENGINE <engine/variant> <kind> <ns> ns an event x <events> a token = <us> us a token
+            (hipshadow's own time per event of each kind, timed in the engine itself under stats=1,
+            the runtime's own call left out: the per-event cost with the engine's caches, not a
+            microbenchmark's)
   PAIR <engine/variant> <i> plain <x> hipshadow <y> ratio <r>
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs)
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
@@ -71,6 +75,10 @@ COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "
            "alloc": "alloc", "free": "free", "sync": "sync", "event": "sync", "stream": None, "other": None,
            "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "maps_change": None, "maps_read": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
+# stats=1's time kinds: hipshadow's own ns in calls of a kind, and the counts they are per
+TIME_OF = {"launch_ns": ("launch",), "copy_ns": ("copy", "memset"),
+           "block_ns": ("block_alloc", "block_free_requested", "block_free_completed", "block_segment", "block_other"),
+           "other_ns": ("alloc", "free", "sync", "event", "stream", "other")}
 
 
 def say(msg):
@@ -308,7 +316,23 @@ def counts(w, tokens):
     for k, v in per.items():
         if v:
             print(f"COUNT {w.name} {k} {v:.1f}", flush=True)
-    return per, None
+    for line in in_engine_lines(w.name, sb, per):
+        print(line, flush=True)
+    return {k: v for k, v in per.items() if k not in TIME_OF}, None
+
+
+def in_engine_lines(name, run, per):
+    """hipshadow's own time per event of each kind: the time over the events within one run (run:
+    its stats=1 totals; a difference of two runs' times would carry their machines' difference),
+    times the events a token (per)."""
+    lines = []
+    for k, kinds in TIME_OF.items():
+        events, per_token = sum(run.get(c, 0) for c in kinds), sum(per.get(c, 0) for c in kinds)
+        if run.get(k) and events > 0 and per_token > 0:
+            ns = run[k] / events
+            lines.append(f"INENGINE {name} {k[:-3]} {ns:.0f} ns an event x {per_token:.1f} a token = "
+                         f"{ns * per_token / 1000:.1f} us a token")
+    return lines
 
 
 def rounds(variants, n, side, tokens, args):

@@ -16,6 +16,7 @@
 #include "kernels/redzones.h"
 #include "process/util.h"
 #include "process/stacks.h"
+#include "process/stats.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +29,20 @@
     {                                                                                                                  \
         .api = api_id, .caller = (uintptr_t)__builtin_return_address(0), __VA_ARGS__                                   \
     }
+
+/* The runtime's own call, its time kept apart under stats=1 (the *_ns kinds are hipshadow's
+ * share of a call: stats.h). */
+#define HS_RUNTIME_CALL(lhs, expr)                                                                                     \
+    do {                                                                                                               \
+        uint64_t c0_ = hs_stat_clock();                                                                                \
+        lhs = expr;                                                                                                    \
+        if (HS_UNLIKELY(c0_))                                                                                          \
+            in_runtime_ += hs_order_stamp() - c0_;                                                                     \
+    } while (0)
+#define HS_TIME_KIND(op)                                                                                               \
+    ((op) == HS_OP_LAUNCH                         ? HS_STAT_launch_ns                                                  \
+     : (op) == HS_OP_COPY || (op) == HS_OP_MEMSET ? HS_STAT_copy_ns                                                    \
+                                                  : HS_STAT_other_ns)
 
 /* `call` is what a front-end's args may name (REDZONE, HOST_FN_ARGS); where they do not, the
  * compiler drops it.  quick_ is read field by field, never whole, so the fast path of a clean
@@ -49,12 +64,15 @@
                 hs_lookup_redirect(quick_.lookup_result);                                                              \
             return r;                                                                                                  \
         }                                                                                                              \
+        const uint64_t timed_ = hs_stat_clock();                                                                       \
+        uint64_t in_runtime_ = 0;                                                                                      \
         if (quick_.op == HS_OP_COPY) {                                                                                 \
             const hs_copy_args a_ = HS_COPY_ARGS(quick_);                                                              \
             if (hs_fast_copy_clean(&a_)) {                                                                             \
                 const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                  \
                 (void)call;                                                                                            \
-                ret_t r = real_##name args;                                                                            \
+                ret_t r;                                                                                               \
+                HS_RUNTIME_CALL(r, real_##name args);                                                                  \
                 hs_own_forwarded(api_id, (int)r);                                                                      \
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                                                 \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
@@ -63,6 +81,7 @@
                     errno = errno_;                                                                                    \
                 }                                                                                                      \
                 hs_leave();                                                                                            \
+                hs_stat_time(HS_STAT_copy_ns, timed_, in_runtime_);                                                    \
                 return r;                                                                                              \
             }                                                                                                          \
         }                                                                                                              \
@@ -72,11 +91,13 @@
             uint64_t seq_ = 0;                                                                                         \
             if (hs_fast_launch(&call, &seq_)) {                                                                        \
                 errno = errno_;                                                                                        \
-                ret_t r = real_##name args;                                                                            \
+                ret_t r;                                                                                               \
+                HS_RUNTIME_CALL(r, real_##name args);                                                                  \
                 errno_ = errno;                                                                                        \
                 hs_own_forwarded(api_id, (int)r);                                                                      \
                 r = (ret_t)hs_fast_launch_done(&call, seq_, (int)r);                                                   \
                 hs_leave();                                                                                            \
+                hs_stat_time(HS_STAT_launch_ns, timed_, in_runtime_);                                                  \
                 errno = errno_;                                                                                        \
                 return r;                                                                                              \
             }                                                                                                          \
@@ -91,7 +112,10 @@
         host_box_ = st.host_box;                                                                                       \
         hs_own_end(); /* the program's call meets the runtime as hipshadow found it */                                 \
         errno = errno_;                                                                                                \
-        ret_t r = d_ == HS_FORWARD ? real_##name args : d_ == HS_RESCUED ? (ret_t)st.rescued_result : blocked;         \
+        ret_t r;                                                                                                       \
+        HS_RUNTIME_CALL(r, d_ == HS_FORWARD   ? real_##name args                                                       \
+                           : d_ == HS_RESCUED ? (ret_t)st.rescued_result                                               \
+                                              : blocked);                                                              \
         errno_ = errno;                                                                                                \
         if (d_ == HS_FORWARD)                                                                                          \
             hs_own_forwarded(api_id, (int)r);                                                                          \
@@ -101,12 +125,13 @@
             hs_lookup_redirect(call.lookup_result);                                                                    \
         if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                                   \
             errno = errno_;                                                                                            \
-            r = real_##name args; /* the allocation with a redzone failed: again, without one */                       \
+            HS_RUNTIME_CALL(r, real_##name args); /* the allocation with a redzone failed: again, without one */       \
             errno_ = errno;                                                                                            \
             hs_own_forwarded(api_id, (int)r);                                                                          \
         }                                                                                                              \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                                       \
         hs_leave();                                                                                                    \
+        hs_stat_time(HS_TIME_KIND(call.op), timed_, in_runtime_);                                                      \
         errno = errno_;                                                                                                \
         return r;                                                                                                      \
     }

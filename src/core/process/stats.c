@@ -14,11 +14,14 @@ void hs_stats_print(void)
         return;
     char line[1024];
     size_t n = (size_t)snprintf(line, sizeof line, "hipshadow: STATS");
+    double ns_per_tick = hs_ns_per_stamp();
 #define HS_STAT_PRINT(name)                                                                                            \
-    if (n < sizeof line)                                                                                               \
-        n += (size_t)snprintf(                                                                                         \
-            line + n, sizeof line - n, " %s=%llu", #name,                                                              \
-            (unsigned long long)atomic_load_explicit(&hs_stats[HS_STAT_##name], memory_order_relaxed));
+    if (n < sizeof line) {                                                                                             \
+        uint64_t v = atomic_load_explicit(&hs_stats[HS_STAT_##name], memory_order_relaxed);                            \
+        if (HS_STAT_IS_TIME(HS_STAT_##name))                                                                           \
+            v = (uint64_t)((double)v * ns_per_tick);                                                                   \
+        n += (size_t)snprintf(line + n, sizeof line - n, " %s=%llu", #name, (unsigned long long)v);                    \
+    }
     HS_STAT_KINDS(HS_STAT_PRINT)
 #undef HS_STAT_PRINT
     hs_say("%s\n", line);

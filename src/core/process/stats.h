@@ -17,8 +17,13 @@
     X(other) X(launch_memo)                                                                                   \
     X(own_save) X(own_query) X(stack_walk) X(launch_word) X(maps_change) X(maps_read)                         \
     X(block_alloc) X(block_free_requested) X(block_free_completed) X(block_segment) X(block_other)            \
-    X(access_add) X(access_wait) X(access_late_asked) X(access_late_full)
+    X(access_add) X(access_wait) X(access_late_asked) X(access_late_full)                                   \
+    X(launch_ns) X(copy_ns) X(block_ns) X(other_ns)
 // clang-format on
+
+/* The *_ns kinds: the time spent in hipshadow's own code, by the kind of call, in the engine
+ * itself (the runtime's own call left out): kept in timestamp-counter ticks, printed in ns. */
+#define HS_STAT_IS_TIME(k) ((k) >= HS_STAT_launch_ns)
 
 typedef enum hs_stat {
 #define HS_STAT_ENUM(name) HS_STAT_##name,
@@ -37,6 +42,18 @@ static inline void hs_stat_add(hs_stat k, uint64_t n)
 }
 
 static inline void hs_stat_count(hs_stat k) { hs_stat_add(k, 1); }
+
+/* stats=1: a timestamp to time hipshadow's share of a call by (0 when stats are off). */
+static inline uint64_t hs_stat_clock(void) { return HS_UNLIKELY(hs_stats_on) ? hs_order_stamp() : 0; }
+/* The ticks since `since` (hs_stat_clock at the call's start), less `runtime` (the ticks the
+ * runtime's own call took), added to the time kind k. */
+static inline void hs_stat_time(hs_stat k, uint64_t since, uint64_t runtime)
+{
+    if (HS_UNLIKELY(since != 0)) {
+        uint64_t all = hs_order_stamp() - since;
+        hs_stat_add(k, all > runtime ? all - runtime : 0);
+    }
+}
 
 /* The exit line (stats=1 only). */
 void hs_stats_print(void);

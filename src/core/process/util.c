@@ -61,6 +61,21 @@ uint64_t hs_start_ns(void)
     return started_ns;
 }
 
+/* The rate from the time since the start (seconds to days: a coarse clock's few ms of error make
+ * it more exact the longer it runs); the caller checked that both clocks advanced. */
+static double rate_since_start(uint64_t now_stamp, uint64_t now_ns)
+{
+    return (double)(now_ns - started_coarse_ns) / (double)(now_stamp - started_stamp);
+}
+
+double hs_ns_per_stamp(void)
+{
+    uint64_t now_stamp = hs_order_stamp(), now_ns = hs_coarse_ns();
+    if (!started_stamp || now_stamp <= started_stamp || now_ns <= started_coarse_ns)
+        return 1;
+    return rate_since_start(now_stamp, now_ns);
+}
+
 uint64_t hs_stamp_ns(uint64_t stamp)
 {
     uint64_t now_stamp = hs_order_stamp(), now_ns = hs_coarse_ns();
@@ -68,10 +83,7 @@ uint64_t hs_stamp_ns(uint64_t stamp)
         return now_ns;
     if (stamp <= started_stamp)
         return started_coarse_ns;
-    /* the rate from the time since the start (seconds to days: a coarse clock's few ms of error
-     * make it more exact the longer it runs) */
-    double ns_per_tick = (double)(now_ns - started_coarse_ns) / (double)(now_stamp - started_stamp);
-    return now_ns - (uint64_t)((double)(now_stamp - stamp) * ns_per_tick);
+    return now_ns - (uint64_t)((double)(now_stamp - stamp) * rate_since_start(now_stamp, now_ns));
 }
 
 uint32_t hs_thread_id(void)

@@ -20,8 +20,9 @@ uint64_t hs_order_stamp(void);         /* a cheap, monotonic stamp: which of two
  * of its own): the stamp's distance from the one taken at hs_start_ns, at the rate the two clocks
  * have advanced since then. */
 uint64_t hs_stamp_ns(uint64_t stamp);
-uint32_t hs_thread_id(void); /* kernel tid, cached per thread */
-uint64_t hs_start_ns(void);  /* when hipshadow started in this process */
+double hs_ns_per_stamp(void); /* the stamps' rate since hs_start_ns (1 where they are ns already) */
+uint32_t hs_thread_id(void);  /* kernel tid, cached per thread */
+uint64_t hs_start_ns(void);   /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
 /* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
  * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is

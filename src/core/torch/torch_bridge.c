@@ -36,6 +36,7 @@ void hs_torch_after_fork(void) { pthread_mutex_init(&tb.lock, NULL); }
 
 static void core_block_event(const hipshadow_block_event *e)
 {
+    const uint64_t timed = hs_stat_clock();
     uint32_t stack = 0;
     if (HS_UNLIKELY(hs_stats_on))
         hs_stat_count(e->action == HIPSHADOW_BLOCK_ALLOC            ? HS_STAT_block_alloc
@@ -48,6 +49,7 @@ static void core_block_event(const hipshadow_block_event *e)
     if (tb.python_stacks == 2 && (e->action == HIPSHADOW_BLOCK_ALLOC || e->action == HIPSHADOW_BLOCK_FREE_REQUESTED))
         stack = hs_stack_capture();
     hs_blocks_event(e, stack, hs_thread_id(), hs_coarse_ns());
+    hs_stat_time(HS_STAT_block_ns, timed, 0);
 }
 
 static const hipshadow_torch_core core_table = {
