@@ -376,13 +376,15 @@ static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, siz
      * outside every allocation over (a word below the floor wraps around to above the width). */
     uintptr_t floor = atomic_load_explicit(&hs_shadow_floor, memory_order_relaxed);
     uintptr_t width = atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed) - floor;
-    for (size_t off = 0; off + sizeof(uintptr_t) <= n; off += sizeof(uintptr_t)) {
+    size_t words = n / sizeof(uintptr_t);
+    *examined += (unsigned)words; /* counted once: a store through it in the loop would be
+                                   * reloaded after every word (the bytes may alias it) */
+    for (size_t i = 0; i < words; i++) {
         uintptr_t v;
-        memcpy(&v, p + off, sizeof v);
-        ++*examined;
+        memcpy(&v, p + i * sizeof v, sizeof v);
         if (v - floor >= width)
             continue;
-        hs_arg_word w = {.value = v, .index = (uint16_t)(first_index + off / sizeof v), .how = HS_ARG_SCANNED};
+        hs_arg_word w = {.value = v, .index = (uint16_t)(first_index + i), .how = HS_ARG_SCANNED};
         if (!word(st, key, &w))
             return false;
     }
