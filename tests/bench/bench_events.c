@@ -22,6 +22,10 @@
  *   d2d     with arena: after each launch, an async D2D hipMemcpyAsync of 1 KiB between two
  *           interior pointers of the arena on the launch's stream (an engine's copy of a view
  *           into its cache: ggml)
+ *   maps    hipMemcpyAsync D2H of 64 bytes into a heap buffer and a stream sync, with 256 KiB
+ *           mapped and unmapped before each (an interpreter's arenas come and go between a
+ *           program's copies: PyTorch): what a copy's host check costs while the process's
+ *           mappings keep changing elsewhere
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static double now_ns(void)
@@ -181,6 +186,23 @@ int main(int argc, char **argv)
                 hipStreamSynchronize(s);
         }
         printf("arena %.1f ", (now_ns() - ta) / (calls ? calls : 1));
+    }
+    if (kinds && strstr(kinds, "maps")) {
+        char *heap = malloc(64);
+        double copy_ns = 0;
+        for (int c = 0; c < calls && heap; c++) {
+            void *arena = mmap(NULL, 256 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (arena != MAP_FAILED) {
+                *(volatile char *)arena = 1;
+                munmap(arena, 256 << 10);
+            }
+            double tc = now_ns();
+            hipMemcpyAsync(heap, allocs[0], 64, hipMemcpyDeviceToHost, s);
+            hipStreamSynchronize(s);
+            copy_ns += now_ns() - tc;
+        }
+        free(heap);
+        printf("maps %.1f ", copy_ns / (calls ? calls : 1));
     }
     if (kinds && strstr(kinds, "paths")) {
         double tp = now_ns();

@@ -76,6 +76,17 @@ else:
             int(m.group(1)) + int(m.group(2)) > float(p.stdout.split()[1]) * 3000 * 1.5:
         problems.append(f"bench_events arena,d2d: own time {m.groups() if m else None} (want launch_ns and copy_ns "
                         f"above 0, block_ns 0, and their sum within the run's {p.stdout.split()[1]} ns x 3,000 launches)")
+# Copies into one heap buffer while 256 KiB is mapped and unmapped before each: the buffer's
+# mapping stays trusted (the changes were elsewhere), so the maps are read a few times, not once
+# a millisecond.
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "maps"], capture_output=True,
+                   text=True, env=env, timeout=300)
+m = re.search(r"^hipshadow: STATS .*\bmaps_change=(\d+) maps_read=(\d+)", p.stderr, re.M)
+if p.returncode != 0 or not p.stdout.startswith("maps ") or "SUMMARY: hipshadow: 0 findings" not in p.stderr:
+    problems.append(f"bench_events maps: exit {p.returncode}, output {p.stdout!r}: {p.stderr[-500:]}")
+elif not m or int(m.group(1)) < 2000 or int(m.group(2)) > 5:
+    problems.append(f"bench_events maps: mapping changes and reads {m.groups() if m else None} (want 2,000 changes "
+                    "seen and a few reads: a change elsewhere made the copies' buffer untrusted)")
 # Four paths into one helper share the cache's place (the same entry slot and return address):
 # kept side by side, 2,000 alternating allocations and frees walk a few times, not 4,000.
 p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", "2000", "paths"], capture_output=True,

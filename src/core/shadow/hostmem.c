@@ -30,10 +30,49 @@ static HS_TLS struct {
     uintptr_t lo, hi;
 } last_hit;
 
-void hs_hostmem_maps_changed(void)
+/* The last RECENT changes, by the count each one made (a slot is the count / 2 modulo RECENT):
+ * what they changed, so a thread's last hit outlives the changes elsewhere in the address space
+ * (an interpreter maps and unmaps its arenas between a program's copies into one heap buffer).
+ * A slot's count is written last and read first and last: a reader that sees another count, or
+ * none yet, knows nothing of that change and takes the slow path. */
+enum { RECENT = 64 };
+static struct {
+    _Atomic unsigned count;
+    _Atomic uintptr_t lo[2], hi[2];
+} recent[RECENT];
+
+void hs_hostmem_maps_changed(uintptr_t lo, size_t len, uintptr_t lo2, size_t len2)
 {
     hs_stat_count(HS_STAT_maps_change);
-    atomic_fetch_add_explicit(&maps_changes, 2, memory_order_release);
+    unsigned count = atomic_fetch_add_explicit(&maps_changes, 2, memory_order_acq_rel) + 2;
+    __typeof__(recent[0]) *r = &recent[(count / 2) % RECENT];
+    atomic_store_explicit(&r->count, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* the ranges below are not seen under the old count */
+    atomic_store_explicit(&r->lo[0], lo, memory_order_relaxed);
+    atomic_store_explicit(&r->hi[0], lo + len < lo ? UINTPTR_MAX : lo + len, memory_order_relaxed);
+    atomic_store_explicit(&r->lo[1], lo2, memory_order_relaxed);
+    atomic_store_explicit(&r->hi[1], lo2 + len2 < lo2 ? UINTPTR_MAX : lo2 + len2, memory_order_relaxed);
+    atomic_store_explicit(&r->count, count, memory_order_release);
+}
+
+/* Whether every change after count `since`, up to `now`, is known and left [lo, hi) alone. */
+static bool changes_missed(unsigned since, unsigned now, uintptr_t lo, uintptr_t hi)
+{
+    if ((now - since) / 2 > RECENT)
+        return false;
+    for (unsigned c = since + 2; c - since <= now - since; c += 2) {
+        __typeof__(recent[0]) *r = &recent[(c / 2) % RECENT];
+        if (atomic_load_explicit(&r->count, memory_order_acquire) != c)
+            return false;
+        bool apart = true;
+        for (int i = 0; i < 2; i++)
+            apart &= atomic_load_explicit(&r->hi[i], memory_order_relaxed) <= lo ||
+                     atomic_load_explicit(&r->lo[i], memory_order_relaxed) >= hi;
+        atomic_thread_fence(memory_order_acquire);
+        if (!apart || atomic_load_explicit(&r->count, memory_order_relaxed) != c)
+            return false;
+    }
+    return true;
 }
 
 int hs_hostmem_init(void)
@@ -234,8 +273,14 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
     unsigned need = need_write ? PERM_W : PERM_R;
     /* The hot path: this thread's last range that passed, with no mapping change since. */
     unsigned changes = atomic_load_explicit(&maps_changes, memory_order_acquire);
-    if (last_hit.changes == changes && p >= last_hit.lo && p + len <= last_hit.hi && (last_hit.perms & need) == need)
-        return HS_HOST_OK;
+    if (p >= last_hit.lo && p + len <= last_hit.hi && (last_hit.perms & need) == need) {
+        if (last_hit.changes == changes)
+            return HS_HOST_OK;
+        if (changes_missed(last_hit.changes, changes, last_hit.lo, last_hit.hi)) {
+            last_hit.changes = changes; /* the changes since were elsewhere */
+            return HS_HOST_OK;
+        }
+    }
     /* Past it, system calls (msync, reading the maps) may set errno: the program's is kept. */
     int errno_in = errno;
     hs_host_status status = host_check_slow(p, len, need, changes, fact);

@@ -1,6 +1,7 @@
 /* Is a host range mapped, and readable or writable?  The hot path makes no system call: it
  * walks a snapshot of /proc/self/maps (lock-free), trusted while nothing has changed the
- * mappings through munmap, mprotect or mremap (mapwatch.c counts those).  When the snapshot
+ * mappings through munmap, mprotect or mremap (mapwatch.c counts those), and a thread's last
+ * checked mapping while the changes since (the last 64 are kept by range) were elsewhere.  When the snapshot
  * does not say yes, or may be stale, the kernel answers (msync walks the VMAs) and the snapshot
  * is read again before anything is reported.
  * Not seen: mappings the C library changes through its own internal calls (free() returning a
@@ -34,8 +35,10 @@ uint64_t hs_host_snapshot_serial(void);
 /* The private (not MAP_SHARED) mapping holding p in a fresh snapshot: its bounds and the serial
  * they belong to.  False when p is in none, in a shared one, or the snapshot is stale. */
 bool hs_host_private_mapping(uintptr_t p, uintptr_t *lo, uintptr_t *hi, uint64_t *serial);
-/* The process's mappings changed (munmap, mprotect, mremap): the snapshot may be stale. */
-void hs_hostmem_maps_changed(void);
+/* The process's mappings changed (munmap, mprotect, mremap) in [lo, lo+len) and [lo2, lo2+len2)
+ * (len2 0: one range): the snapshot may be stale; a thread's last checked mapping elsewhere stays
+ * good. */
+void hs_hostmem_maps_changed(uintptr_t lo, size_t len, uintptr_t lo2, size_t len2);
 /* How many times a check asked the kernel (msync) because the snapshot could not answer: the
  * slow path's count, for tests. */
 uint64_t hs_host_kernel_probes(void);

@@ -14,14 +14,14 @@
 HS_EXPORT int munmap(void *addr, size_t len)
 {
     int r = (int)syscall(SYS_munmap, addr, len);
-    hs_hostmem_maps_changed();
+    hs_hostmem_maps_changed((uintptr_t)addr, len, 0, 0);
     return r;
 }
 
 HS_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
     int r = (int)syscall(SYS_mprotect, addr, len, prot);
-    hs_hostmem_maps_changed();
+    hs_hostmem_maps_changed((uintptr_t)addr, len, 0, 0);
     return r;
 }
 
@@ -35,6 +35,8 @@ HS_EXPORT void *mremap(void *old_address, size_t old_size, size_t new_size, int 
         va_end(ap);
     }
     void *r = (void *)syscall(SYS_mremap, old_address, old_size, new_size, flags, new_address);
-    hs_hostmem_maps_changed();
+    /* the old range, and the new one (a fixed one may have replaced what was there) */
+    hs_hostmem_maps_changed((uintptr_t)old_address, old_size, r == MAP_FAILED ? 0 : (uintptr_t)r,
+                            r == MAP_FAILED ? 0 : new_size);
     return r;
 }
