@@ -34,7 +34,9 @@ static HS_TLS struct {
  * what they changed, so a thread's last hit outlives the changes elsewhere in the address space
  * (an interpreter maps and unmaps its arenas between a program's copies into one heap buffer).
  * A slot's count is written last and read first and last: a reader that sees another count, or
- * none yet, knows nothing of that change and takes the slow path. */
+ * none yet, knows nothing of that change and takes the slow path.  (A writer held up for 64 other
+ * changes between its count and its ranges could mix its ranges with a later writer's: at worst
+ * a host range trusted that should have been checked again, a report missed, never a false one.) */
 enum { RECENT = 64 };
 static struct {
     _Atomic unsigned count;
