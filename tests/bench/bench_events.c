@@ -26,6 +26,10 @@
  *           mapped and unmapped before each (an interpreter's arenas come and go between a
  *           program's copies: PyTorch): what a copy's host check costs while the process's
  *           mappings keep changing elsewhere
+ *   big     hipMemcpy D2H of 16 MiB into a heap buffer (the full path: the range spans chunks),
+ *   mid     hipMemcpy D2H of one 64 KiB chunk into a static buffer (the fast path):
+ *           run without SIMHIP_NULL, the simulator moves the bytes, and the runtime's own time is
+ *           most of the call, which stats=1's copy_ns must leave out
  *   paths   hipMalloc and hipFree of 256 bytes through one helper, reached in turn by four
  *           paths that differ only further out (an engine's copies from several places through
  *           one function): with stats=1, how often the stacks' per-thread cache missed
@@ -36,6 +40,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +208,31 @@ int main(int argc, char **argv)
         }
         free(heap);
         printf("maps %.1f ", copy_ns / (calls ? calls : 1));
+    }
+    if (kinds && strstr(kinds, "big")) {
+        enum { BIG = 16 << 20 };
+        char *src = NULL, *dst = malloc(BIG);
+        if (!dst || hipMalloc((void **)&src, BIG) != hipSuccess)
+            return 1;
+        double tb = now_ns();
+        for (int c = 0; c < calls; c++)
+            hipMemcpy(dst, src, BIG, hipMemcpyDeviceToHost);
+        printf("big %.1f ", (now_ns() - tb) / (calls ? calls : 1));
+        hipFree(src);
+        free(dst);
+    }
+    if (kinds && strstr(kinds, "mid")) {
+        enum { CHUNK = 64 << 10, MID = CHUNK };
+        static char dst[MID];
+        char *src = NULL;
+        if (hipMalloc((void **)&src, 2 * CHUNK) != hipSuccess)
+            return 1;
+        const char *in_chunk = (const char *)(((uintptr_t)src + CHUNK - 1) & ~(uintptr_t)(CHUNK - 1));
+        double tm = now_ns();
+        for (int c = 0; c < calls; c++)
+            hipMemcpy(dst, in_chunk, MID, hipMemcpyDeviceToHost);
+        printf("mid %.1f ", (now_ns() - tm) / (calls ? calls : 1));
+        hipFree(src);
     }
     if (kinds && strstr(kinds, "paths")) {
         double tp = now_ns();

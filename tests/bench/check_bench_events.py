@@ -76,6 +76,23 @@ else:
             int(m.group(1)) + int(m.group(2)) > float(p.stdout.split()[1]) * 3000 * 1.5:
         problems.append(f"bench_events arena,d2d: own time {m.groups() if m else None} (want launch_ns and copy_ns "
                         f"above 0, block_ns 0, and their sum within the run's {p.stdout.split()[1]} ns x 3,000 launches)")
+# Copies run twice, once with the simulator moving the bytes and once not (SIMHIP_NULL): the
+# runtime's call takes longer in the first, and copy_ns, hipshadow's share only, must not grow
+# with it; on the full path (16 MiB) and on the fast path (64 KiB).
+for kind, calls, counted in (("big", 20, "copy"), ("mid", 400, "copy_fast")):
+    got = []
+    for moving in (True, False):
+        p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", str(calls), kind], capture_output=True,
+                           text=True, env={k: v for k, v in env.items() if k != "SIMHIP_NULL" or not moving},
+                           timeout=300)
+        m = re.search(rf"^hipshadow: STATS .*\b{counted}=(\d+)\b.*\bcopy_ns=(\d+)", p.stderr, re.M)
+        if p.returncode != 0 or not p.stdout.startswith(kind + " ") or not m or int(m.group(1)) < calls:
+            problems.append(f"bench_events {kind}: exit {p.returncode}, output {p.stdout!r}: {p.stderr[-500:]}")
+            break
+        got.append((float(p.stdout.split()[1]), int(m.group(2)) / calls))
+    if len(got) == 2 and got[0][1] - got[1][1] > (got[0][0] - got[1][0]) / 2:
+        problems.append(f"bench_events {kind}: a call and hipshadow's share of it, moving the bytes and not: {got} "
+                        "(the share grew with the runtime's time: its call was not left out)")
 # Copies into one heap buffer while 256 KiB is mapped and unmapped before each: the buffer's
 # mapping stays trusted (the changes were elsewhere), so the maps are read a few times, not once
 # a millisecond.
