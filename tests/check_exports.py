@@ -18,7 +18,7 @@ for table_path, table_macro in zip(table.split(","), macro.split(",")):
     conditional |= set(re.findall(rf"#if[^\n]*\n{table_macro}\((\w+),", text))
 public = {"hipshadow_pause_impl", "hipshadow_resume_impl", "hipshadow_region_register_impl",
           "hipshadow_region_unregister_impl", "hipshadow_name_allocation_impl", "hipshadow_transpose2d_impl",
-          "hipshadow_transpose2d_pitched_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap",
+          "hipshadow_transpose2d_pitched_impl", "hipshadow_print_stats_impl", "dlsym", "dlvsym", "munmap", "mprotect", "mremap",
           # the NVTX injection's entry points (src/nvtx/injection.c)
           "InitializeInjectionNvtx2", "InitializeInjectionNvtxExtension", "InitializeInjectionNvtx2Preinject",
           "InitializeInjectionNvtxExtensionPreinject"}

@@ -26,6 +26,7 @@ int hipshadow_name_allocation_impl(const void *ptr, const char *name);
 int hipshadow_transpose2d_impl(void *dst, const void *src, size_t rows, size_t cols, size_t elem_size, void *stream);
 int hipshadow_transpose2d_pitched_impl(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t rows,
                                        size_t cols, size_t elem_size, void *stream);
+int hipshadow_print_stats_impl(void);
 
 /* Resolves name once per call site; NULL without the library. */
 #define HIPSHADOW__RESOLVE(name)                                                                                       \
@@ -53,6 +54,16 @@ static inline void hipshadow_resume(void)
     void (*fn)(void) = (void (*)(void))HIPSHADOW__RESOLVE("hipshadow_resume_impl");
     if (fn)
         fn();
+}
+
+/* stats=1: prints the event counts and hipshadow's own time so far, as the line printed at exit
+ * ("hipshadow: STATS launch=N ..."), so that a program can bracket one phase (its timed steady
+ * state, without loading and warm-up) and take the difference.  Returns 0, or -1 when stats are
+ * off or hipshadow is not loaded (nothing printed). */
+static inline int hipshadow_print_stats(void)
+{
+    int (*fn)(void) = (int (*)(void))HIPSHADOW__RESOLVE("hipshadow_print_stats_impl");
+    return fn ? fn() : -1;
 }
 
 /* Declares [base, base+size) a sub-buffer of a pool (a tensor in an arena) called name.  A copy

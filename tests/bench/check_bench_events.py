@@ -153,6 +153,18 @@ want = ["INENGINE e launch 300 ns an event x 200.0 a token = 60.0 us a token",
         "INENGINE e copy 500 ns an event x 50.0 a token = 25.0 us a token"]
 if got != want:
     problems.append("bench_engines.py in-engine times: got " + repr(got))
+# a fast copy is an event of the copy's time too (it counts as copy_fast alone)
+got = bench_engines.in_engine_lines("e", {"copy": 100, "copy_fast": 300, "copy_ns": 40000}, {"copy": 1, "copy_fast": 3})
+if got != ["INENGINE e copy 100 ns an event x 4.0 a token = 0.4 us a token"]:
+    problems.append("bench_engines.py in-engine times with fast copies: got " + repr(got))
+# an engine's timed window (hipshadow_print_stats before and after it, then the exit line): the
+# difference of its first two lines, over its tokens; none without the marks
+marked = ("hipshadow: STATS launch=100 copy=4 launch_ns=9000\nWINDOW_TOKENS 10\n"
+          "hipshadow: STATS launch=2100 copy=24 launch_ns=609000\nhipshadow: STATS launch=2500 copy=30 launch_ns=700000\n")
+if bench_engines.window_stats(marked) != ({"launch": 2000, "copy": 20, "launch_ns": 600000}, 10):
+    problems.append("bench_engines.py timed window: got " + repr(bench_engines.window_stats(marked)))
+if bench_engines.window_stats("hipshadow: STATS launch=2500 copy=30 launch_ns=700000\n") is not None:
+    problems.append("bench_engines.py timed window: found in a run that marked none")
 for line in problems:
     print("FAIL:", line)
 print("ok" if not problems else f"{len(problems)} problems")

@@ -317,6 +317,19 @@ CASES = {
         program="pause_resume",
         kinds={"out-of-bounds": 1, "runtime-error": 1}, explained=1,
         fields={"out-of-bounds": {"overrun": 128, "bytes": 256}}, stdout_has=["pause/resume done"], exit=0),
+    # hipshadow_print_stats(): the counts so far at each call (nothing before the first wrapped
+    # call, three copies at the second mark), and the exit line as ever; off, or without the
+    # preload, nothing printed and -1.
+    "stats_marks": dict(
+        program="stats_marks", options="stats=1", kinds={}, stdout_has=["marks 0 0"],
+        stderr_count={"hipshadow: STATS ": 3},
+        stderr_after=["hipshadow: STATS launch=0 launch_fast=0 copy=0 copy_fast=0 memset=0 alloc=0 ",
+                      " copy_fast=3 memset=0 alloc=1 free=0 ", " copy_fast=4 memset=0 alloc=1 free=1 "], exit=0),
+    "stats_marks_off": dict(
+        program="stats_marks", kinds={}, stdout_has=["marks -1 -1"], stderr_lacks=["STATS"], exit=0),
+    "stats_marks_without_preload": dict(
+        program="stats_marks", no_preload=True, kinds={}, stdout_has=["marks -1 -1"], stderr_lacks=["hipshadow"],
+        exit=0),
     "public_api_without_preload": dict(
         program="pause_resume", no_preload=True, kinds={}, stdout_has=["pause/resume done"],
         stderr_lacks=["hipshadow"], exit=0),

@@ -4,8 +4,10 @@
 For PyTorch GPT-2 generate (blocks tracked, the default; also torch_blocks=0 and redzones=64) and
 for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py builds it), prints:
   counts    per generated token, from hipshadow's own counters (stats=1: its exit line
-            'hipshadow: STATS launch=N copy=N ...'), taken as the difference of two runs of
-            T and 2T tokens, so model loading and warm-up drop out
+            'hipshadow: STATS launch=N copy=N ...'), so model loading and warm-up drop out:
+            PyTorch's over its timed generates alone (torch_gpt2.py has the line printed
+            before and after them, hipshadow_print_stats), ggml's as the difference of two
+            runs of T and 2T tokens
   costs     the added cost of each kind of event alone, on this machine: a kernel launch
             (bench_launch.cu, shared runtime, batches of 32 timed from an idle GPU), a D2H
             cudaMemcpyAsync + sync (bench_cuda_copy), PyTorch's own block events and launches
@@ -76,7 +78,7 @@ COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "
            "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "maps_change": None, "maps_read": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
 # stats=1's time kinds: hipshadow's own ns in calls of a kind, and the counts they are per
-TIME_OF = {"launch_ns": ("launch",), "copy_ns": ("copy", "memset"),
+TIME_OF = {"launch_ns": ("launch",), "copy_ns": ("copy", "copy_fast", "memset"),
            "block_ns": ("block_alloc", "block_free_requested", "block_free_completed", "block_segment", "block_other"),
            "other_ns": ("alloc", "free", "sync", "event", "stream", "other")}
 
@@ -98,11 +100,25 @@ def spread(values):
     return {"median": statistics.median(v), "min": v[0], "q1": q[0], "q3": q[2], "max": v[-1], "n": len(v)}
 
 
-def parse_stats(stderr):
+def parse_stats(stderr, which=-1):
     m = STATS.findall(stderr or "")
-    if not m:
+    if not m or which >= len(m) or which < -len(m):
         return None
-    return {k: int(v) for k, v in (w.split("=", 1) for w in m[-1].split())}
+    return {k: int(v) for k, v in (w.split("=", 1) for w in m[which].split())}
+
+
+WINDOW = re.compile(r"^WINDOW_TOKENS (\d+)$", re.M)
+
+
+def window_stats(stderr):
+    """The counts of an engine's timed window alone: the difference of the two STATS lines it had
+    hipshadow print around it (hipshadow_print_stats), and its tokens ('WINDOW_TOKENS n', on
+    stderr too); None when it printed none."""
+    m = WINDOW.search(stderr or "")
+    a, b = parse_stats(stderr, 0), parse_stats(stderr, 1)
+    if not m or not a or not b or int(m.group(1)) <= 0 or len(STATS.findall(stderr)) < 3:
+        return None
+    return {k: v - a.get(k, 0) for k, v in b.items()}, int(m.group(1))
 
 
 # ------------------------------------------------------------------------------ the workloads
@@ -304,21 +320,33 @@ def costs(args):
 # ------------------------------------------------------------------------------ counts, pairs, prediction
 
 def counts(w, tokens):
-    """Events per token under hipshadow (stats=1): runs of T and 2T tokens, differenced."""
+    """Events per token under hipshadow (stats=1): the engine's timed window alone where it marks
+    one (window_stats: loading, warm-up and exit left out, within one process), else runs of T
+    and 2T tokens, differenced."""
     a = w.run(tokens, True, ["stats=1"])
+    win = window_stats(a[1]) if a[0] is not None else None
+    if win:
+        totals, n = win
+        print(f"NOTE {w.name}: counts and in-engine costs of the timed window alone ({n} tokens)", flush=True)
+        return said_counts(w.name, totals, {k: v / n for k, v in totals.items()}), None
     b = w.run(2 * tokens, True, ["stats=1"])
     if a[0] is None or b[0] is None:
         return None, (a[1] if a[0] is None else b[1])
     sa, sb = parse_stats(a[1]), parse_stats(b[1])
     if not sa or not sb:
         return None, "no 'hipshadow: STATS' line (a hipshadow without stats=1?)"
-    per = {k: (sb.get(k, 0) - sa.get(k, 0)) / (tokens * w.runs) for k in sb}
+    return said_counts(w.name, sb, {k: (sb.get(k, 0) - sa.get(k, 0)) / (tokens * w.runs) for k in sb}), None
+
+
+def said_counts(name, totals, per):
+    """Prints the events a token (COUNT) and hipshadow's own time an event (INENGINE, from the
+    totals of one run or window); returns the counts, the time kinds left out."""
     for k, v in per.items():
         if v:
-            print(f"COUNT {w.name} {k} {v:.1f}", flush=True)
-    for line in in_engine_lines(w.name, sb, per):
+            print(f"COUNT {name} {k} {v:.1f}", flush=True)
+    for line in in_engine_lines(name, totals, per):
         print(line, flush=True)
-    return {k: v for k, v in per.items() if k not in TIME_OF}, None
+    return {k: v for k, v in per.items() if k not in TIME_OF}
 
 
 def in_engine_lines(name, run, per):

@@ -2,7 +2,10 @@
 """GPT-2 (124M, built from its config with random weights: nothing is downloaded) generating
 tokens greedily on the GPU.  Prints 'TOKENS_PER_S <x>': the best of RUNS timed runs (a run that a
 neighbour on the machine slowed down drops out; each run is also printed, as 'RUN_TOKENS_PER_S').
+Under hipshadow with stats=1, its counts are printed before and after the timed runs
+(hipshadow_print_stats), and 'WINDOW_TOKENS <n>' on stderr says how many tokens lie between them.
 Usage: torch_gpt2.py [NEW_TOKENS] [WARMUP_TOKENS] [RUNS]"""
+import ctypes
 import os
 import signal
 import sys
@@ -31,6 +34,9 @@ torch.cuda.synchronize()
 sampled = bool(os.environ.get("HS_SAMPLER_OUT")) and not os.environ.get("HS_SAMPLER_ALL")
 if sampled:
     signal.raise_signal(signal.SIGUSR2)
+# hipshadow, when preloaded: its stats=1 counts so far (the public API's hipshadow_print_stats)
+print_stats = getattr(ctypes.CDLL(None), "hipshadow_print_stats_impl", None)
+marked = print_stats is not None and print_stats() == 0
 rates = []
 for _ in range(runs):
     t0 = time.perf_counter()
@@ -42,5 +48,7 @@ for _ in range(runs):
     print(f"RUN_TOKENS_PER_S {rates[-1]:.2f}")
 if sampled:
     signal.raise_signal(signal.SIGUSR2)
+if marked and print_stats() == 0:
+    print(f"WINDOW_TOKENS {runs * generated}", file=sys.stderr, flush=True)
 print(f"generated {generated} tokens, first ids {out[0, 16:24].tolist()}")
 print(f"TOKENS_PER_S {max(rates):.2f}")

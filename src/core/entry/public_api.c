@@ -5,6 +5,7 @@
 #include "runtime/own_calls.h"
 #include "shadow/regions.h"
 #include "shadow/shadow.h"
+#include "process/stats.h"
 #include "process/util.h"
 
 #include <stdio.h>
@@ -13,6 +14,12 @@ HS_EXPORT void hipshadow_pause_impl(void) { hs_pause_push(); }
 HS_EXPORT void hipshadow_resume_impl(void) { hs_pause_pop(); }
 
 /* The calls below may come before the first wrapped call: make sure the core is up. */
+
+HS_EXPORT int hipshadow_print_stats_impl(void)
+{
+    hs_ensure_init();
+    return hs_stats_print() ? 0 : -1;
+}
 
 HS_EXPORT int hipshadow_region_register_impl(const void *base, size_t size, const char *name)
 {

@@ -8,10 +8,10 @@
 bool hs_stats_on;
 _Atomic(uint64_t) hs_stats[HS_STAT_COUNT];
 
-void hs_stats_print(void)
+bool hs_stats_print(void)
 {
     if (!hs_stats_on)
-        return;
+        return false;
     char line[1024];
     size_t n = (size_t)snprintf(line, sizeof line, "hipshadow: STATS");
     double ns_per_tick = hs_ns_per_stamp();
@@ -25,4 +25,5 @@ void hs_stats_print(void)
     HS_STAT_KINDS(HS_STAT_PRINT)
 #undef HS_STAT_PRINT
     hs_say("%s\n", line);
+    return true;
 }

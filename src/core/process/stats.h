@@ -55,7 +55,7 @@ static inline void hs_stat_time(hs_stat k, uint64_t since, uint64_t runtime)
     }
 }
 
-/* The exit line (stats=1 only). */
-void hs_stats_print(void);
+/* The line printed at exit, or now (hipshadow_print_stats): stats=1 only; false when off. */
+bool hs_stats_print(void);
 
 #endif
