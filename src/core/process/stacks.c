@@ -243,13 +243,11 @@ static __attribute__((noinline)) int walk_with_slots(uintptr_t *pcs, uintptr_t *
     return n;
 }
 
-/* noinline: its arrays (2.3 KiB) are taken only when it runs, not by every capture (a thread with
- * a small stack must still have room to say it has no room to walk) */
-static __attribute__((noinline)) uint32_t capture_cached(uintptr_t entry)
+/* A walk whose stack is kept for the next capture from entry.  noinline: its arrays (2.3 KiB) are
+ * taken only when it runs, not by every capture (a thread with a small stack must still have room
+ * to say it has no room to walk) */
+static __attribute__((noinline)) uint32_t walk_and_keep(uintptr_t entry)
 {
-    uint32_t id = cache_find(entry);
-    if (id)
-        return id;
     uintptr_t raw[HS_STACK_MAX_FRAMES + 16], raw_slot[HS_STACK_MAX_FRAMES + 16];
     hs_stat_count(HS_STAT_stack_walk);
     hs_fork_gate_enter();
@@ -263,7 +261,7 @@ static __attribute__((noinline)) uint32_t capture_cached(uintptr_t entry)
         frames[n] = raw[i];
         slots[n++] = raw_slot[i];
     }
-    id = n ? depot_put(frames, n, false) : 0;
+    uint32_t id = n ? depot_put(frames, n, false) : 0;
     cache_keep(entry, id, slots, frames, n);
     return id;
 }
@@ -271,12 +269,16 @@ static __attribute__((noinline)) uint32_t capture_cached(uintptr_t entry)
 
 static uint32_t capture(bool for_finding)
 {
-    if (depot.depth == 0 || !room_to_walk())
+    if (depot.depth == 0)
         return 0;
 #if defined(__x86_64__) && !defined(HS_NO_STACK_CACHE)
-    if (!for_finding && hs_entry_slot && !&__tsan_init)
-        return capture_cached(hs_entry_slot);
+    if (!for_finding && hs_entry_slot && !&__tsan_init) {
+        uint32_t id = cache_find(hs_entry_slot); /* reads only the slots of the stack as kept: no walk */
+        return id ? id : room_to_walk() ? walk_and_keep(hs_entry_slot) : 0;
+    }
 #endif
+    if (!room_to_walk())
+        return 0;
     void *raw[HS_STACK_MAX_FRAMES + 16];
     hs_stat_count(HS_STAT_stack_walk);
     hs_fork_gate_enter(); /* libunwind takes the loader's lock: not across a fork (util.h) */
