@@ -257,7 +257,7 @@ static hs_log_access log_access(const hs_access *a)
         .lo = a->lo,
         .hi = a->hi,
         .seq = a->seq,
-        .time_ns = a->time_ns,
+        .time_ns = hs_stamp_ns(a->stamp),
         .bytes = a->bytes,
         .stream = a->stream,
         .caller = a->caller,

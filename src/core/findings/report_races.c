@@ -55,7 +55,7 @@ static void race_text(FILE *f, const hs_event *e, const hs_race *r)
             driver ? ", cuEventSynchronize" : ", or the device");
     (void)e;
     fprintf(f, "Earlier access (%s, thread T%u, %.6f s before this call):\n", api_name(r->other.api), r->other.thread,
-            (hs_coarse_ns() - r->other.time_ns) / 1e9);
+            (hs_coarse_ns() - hs_stamp_ns(r->other.stamp)) / 1e9);
     if (r->other.stack)
         hs_stack_print(r->other.stack, f);
     else

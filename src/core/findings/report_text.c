@@ -243,7 +243,7 @@ static void what_pending_conflict(FILE *f, const hs_event *e)
                 (unsigned long long)e->facts->dst.alloc.id, hs_frontend_active.api_names[k->op.api],
                 hs_dir_name(k->op.dir), (unsigned long long)k->op.bytes, (unsigned long)k->stream);
     fprintf(f, "  the other operation was enqueued by thread T%u, %.6f s before this call\n", k->op.thread,
-            (e->time_ns - k->op.time_ns) / 1e9);
+            (e->time_ns - hs_stamp_ns(k->op.stamp)) / 1e9);
 }
 
 static void what_capture_violation(FILE *f, const hs_event *e)

@@ -73,7 +73,7 @@ static bool tracked_kind(uint32_t kind) { return hs_mem_kind_is_device(kind) && 
 static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
 {
     memset(a, 0, sizeof *a);
-    a->time_ns = hs_coarse_ns();
+    a->stamp = hs_order_stamp();
     a->bytes = c->bytes;
     a->stream = c->has_stream ? c->stream : 0;
     a->caller = c->caller;
@@ -166,7 +166,7 @@ static void add_deferred_launch(hs_stream *s, const hs_launch *l)
 {
     hs_access call;
     memset(&call, 0, sizeof call);
-    call.time_ns = hs_stamp_ns(l->stamp);
+    call.stamp = l->stamp;
     call.stream = l->stream;
     call.caller = l->caller;
     call.stream_index = s->index;

@@ -202,7 +202,7 @@ static uintptr_t any_capturing_stream(void)
 static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op *op)
 {
     memset(op, 0, sizeof *op);
-    op->time_ns = hs_coarse_ns(); /* for "pending since" in a report: no clock read per copy */
+    op->stamp = hs_order_stamp(); /* for "pending since" in a report: no clock read per copy */
     op->thread = hs_thread_id();
     op->api = c->api;
     op->bytes = c->bytes;

@@ -19,9 +19,9 @@
 
 /* One access of one allocation by one call. */
 typedef struct hs_access {
-    uint64_t lo, hi; /* offsets from the allocation's base */
-    uint64_t seq;    /* its stream's operation number; 0: synchronous (complete when it returned) */
-    uint64_t time_ns;
+    uint64_t lo, hi;    /* offsets from the allocation's base */
+    uint64_t seq;       /* its stream's operation number; 0: synchronous (complete when it returned) */
+    uint64_t stamp;     /* hs_order_stamp() at the call (hs_stamp_ns: its time): no clock read a call */
     uint64_t bytes;     /* what the call asked for */
     uintptr_t stream;   /* the stream's handle */
     uintptr_t caller;   /* the program's return address */

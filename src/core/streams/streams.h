@@ -34,7 +34,7 @@ typedef struct hs_vclock {
 /* An async operation enqueued and not yet known to be complete. */
 typedef struct hs_pending_op {
     uint64_t seq;
-    uint64_t time_ns;
+    uint64_t stamp;             /* hs_order_stamp() when it was enqueued (hs_stamp_ns: its time) */
     uintptr_t host_lo, host_hi; /* the host range it reads or writes (hi == lo: none) */
     bool host_write;
     uint8_t dir;
