@@ -31,25 +31,21 @@ static hs_kernel_info *find(const void *kernel, unsigned *empty)
     return NULL;
 }
 
-/* A launch asks up to four times (facts, model, accesses, record): the last answer is kept. */
-static HS_TLS hs_kernel_info *last;
+HS_TLS hs_kernel_info *hs_kernel_info_last;
 
-bool hs_kernel_info_known(const void *kernel)
+bool hs_kernel_info_in_table(const void *kernel)
 {
     unsigned empty;
-    return (last && last->kernel == kernel) || find(kernel, &empty);
+    return find(kernel, &empty) != NULL;
 }
 
-const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
+/* Not the thread's last kernel (kernel_info.h checked it): the table, or the front-end once. */
+const hs_kernel_info *hs_kernel_info_find(const hs_call *c)
 {
-    if (!c->kernel || (c->kernel_ref != HS_KREF_STUB && c->kernel_ref != HS_KREF_FUNCTION))
-        return NULL;
-    if (last && last->kernel == c->kernel)
-        return last;
     unsigned empty;
     hs_kernel_info *k = find(c->kernel, &empty);
     if (k)
-        return last = k;
+        return hs_kernel_info_last = k;
     pthread_mutex_lock(&fill_lock);
     k = find(c->kernel, &empty); /* another thread may have filled it meanwhile */
     if (!k && empty < SLOTS && (k = calloc(1, sizeof *k))) {
@@ -61,7 +57,7 @@ const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
         atomic_store_explicit(&slots[empty], k, memory_order_release);
     }
     pthread_mutex_unlock(&fill_lock);
-    return last = k;
+    return hs_kernel_info_last = k;
 }
 
 void hs_kernel_info_after_fork(void) { pthread_mutex_init(&fill_lock, NULL); }

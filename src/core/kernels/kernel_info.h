@@ -6,6 +6,7 @@
 
 #include "call.h"
 #include "runtime/frontend.h"
+#include "process/util.h"
 
 enum { HS_KERNEL_MAX_PARAMS = 64 };
 
@@ -19,10 +20,27 @@ typedef struct hs_kernel_info {
                                * logged launch, with __atomic builtins); 0: not yet */
 } hs_kernel_info;
 
+/* A launch asks up to four times (facts, model, accesses, record): this thread's last answer,
+ * checked inline, so that the asking costs a compare, not a call. */
+extern HS_TLS hs_kernel_info *hs_kernel_info_last;
+/* The table's answer, filled from the front-end at a kernel's first launch (kernel_info.c). */
+const hs_kernel_info *hs_kernel_info_find(const hs_call *c);
+bool hs_kernel_info_in_table(const void *kernel);
+
 /* The launch's kernel; NULL for graphs and host functions, or when memory runs out. */
-const hs_kernel_info *hs_kernel_info_of(const hs_call *c);
+static inline const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
+{
+    if (!c->kernel || (c->kernel_ref != HS_KREF_STUB && c->kernel_ref != HS_KREF_FUNCTION))
+        return NULL;
+    hs_kernel_info *last = hs_kernel_info_last;
+    return last && last->kernel == c->kernel ? last : hs_kernel_info_find(c);
+}
 /* Whether the kernel's info was asked for before (lock-free, no runtime call). */
-bool hs_kernel_info_known(const void *kernel);
+static inline bool hs_kernel_info_known(const void *kernel)
+{
+    hs_kernel_info *last = hs_kernel_info_last;
+    return (last && last->kernel == kernel) || hs_kernel_info_in_table(kernel);
+}
 void hs_kernel_info_after_fork(void);
 
 #endif

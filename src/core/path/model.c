@@ -257,7 +257,7 @@ void hs_model_launch(const hs_call *c, hs_call_state *st)
         hs_stream_callback cb = c->host_callback ? (hs_stream_callback)c->kernel : NULL;
         st->host_box = hs_order_host_fn_box(c->stream, seq, fn, cb, c->host_data);
     }
-    for (int i = 0; i < f->n_args; i++) {
+    for (int i = 0; HS_UNLIKELY(hs_redzones_on()) && i < f->n_args; i++) {
         const hs_launch_arg *a = &f->args[i];
         if (a->redzone && a->state == HS_ARG_LIVE) /* its redzone is read back at the next sync */
             hs_redzone_touch(a->value - (uintptr_t)a->offset, a->alloc_size, a->redzone, a->alloc_id);
