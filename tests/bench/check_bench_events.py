@@ -153,6 +153,14 @@ want = ["INENGINE e launch 300 ns an event x 200.0 a token = 60.0 us a token",
         "INENGINE e copy 500 ns an event x 50.0 a token = 25.0 us a token"]
 if got != want:
     problems.append("bench_engines.py in-engine times: got " + repr(got))
+# the median's 95% interval: order statistics from the binomial (9 values: the 2nd and 8th; 15: the
+# 4th and 12th; 5: none), and what it shows against a goal
+if bench_engines.median_ci(range(9, 0, -1)) != (2, 8) or bench_engines.median_ci(range(15)) != (3, 11) or \
+        bench_engines.median_ci(range(5)) is not None or bench_engines.median_ci(range(6)) != (0, 5):
+    problems.append("bench_engines.py median_ci: got " + repr([bench_engines.median_ci(range(n)) for n in (5, 6, 9, 15)]))
+verdicts = [bench_engines.goal_verdict(ci, 0.97) for ci in ((0.97, 1.1), (0.9, 0.969), (0.95, 1.0), None)]
+if [v.split()[0] for v in verdicts] != ["shown", "refuted", "not", "not"]:
+    problems.append("bench_engines.py goal_verdict: got " + repr(verdicts))
 # a fast copy is an event of the copy's time too (it counts as copy_fast alone)
 got = bench_engines.in_engine_lines("e", {"copy": 100, "copy_fast": 300, "copy_ns": 40000}, {"copy": 1, "copy_fast": 3})
 if got != ["INENGINE e copy 100 ns an event x 4.0 a token = 0.4 us a token"]:

@@ -47,7 +47,9 @@ Output lines (one per fact, grep-able):
             the runtime's own call left out: the per-event cost with the engine's caches, not a
             microbenchmark's)
   PAIR <engine/variant> <i> plain <x> hipshadow <y> ratio <r>
-  RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs)
+  RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
+            (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
+  GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
   PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
@@ -58,6 +60,7 @@ Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNC
 profile step's raw sampler files are also copied there, for a reading by instruction)."""
 import argparse
 import collections
+import math
 import os
 import re
 import shutil
@@ -92,12 +95,36 @@ def left(args):
     return args.budget - (time.monotonic() - T0)
 
 
+def median_ci(values, level=0.95):
+    """A distribution-free confidence interval of the median: the order statistics x(j) and
+    x(n+1-j), j the largest with P(Binomial(n, 1/2) < j) <= (1 - level) / 2 (no assumption about
+    the noise's shape; 9 pairs give x(2)..x(8), 15 give x(4)..x(12)); None when too few values
+    (fewer than 6 at 95%)."""
+    v, n = sorted(values), len(values)
+    j, below = 0, 0.0
+    for i in range(n):
+        below += math.comb(n, i) / 2 ** n
+        if below > (1 - level) / 2:
+            break
+        j = i + 1
+    return (v[j - 1], v[n - j]) if j else None
+
+
+def goal_verdict(ci, goal):
+    """Whether pairs show a median ratio of at least `goal`: shown (the interval lies at or above
+    it), refuted (below it), or not shown (the interval holds it: more pairs, or less noise)."""
+    if ci is None:
+        return "not shown (too few pairs for an interval)"
+    return "shown" if ci[0] >= goal else "refuted" if ci[1] < goal else "not shown (the interval holds it)"
+
+
 def spread(values):
     v = sorted(values)
     if not v:
         return None
     q = statistics.quantiles(v, n=4) if len(v) >= 2 else [v[0]] * 3
-    return {"median": statistics.median(v), "min": v[0], "q1": q[0], "q3": q[2], "max": v[-1], "n": len(v)}
+    return {"median": statistics.median(v), "min": v[0], "q1": q[0], "q3": q[2], "max": v[-1], "n": len(v),
+            "ci": median_ci(v)}
 
 
 def parse_stats(stderr, which=-1):
@@ -404,8 +431,10 @@ def rounds(variants, n, side, tokens, args):
     for w in variants:
         r = spread([p / s for p, s in zip(*got[w.name])])
         if r:
+            ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
             print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-                  f"max {r['max']:.3f} ({r['n']} pairs)", flush=True)
+                  f"max {r['max']:.3f} ({r['n']} pairs) {ci}", flush=True)
+            print(f"GOAL {w.name} median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
     return got
 
 
@@ -562,6 +591,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engines", default="torch,ggml", help="which of torch,ggml")
     ap.add_argument("--pairs", type=int, default=9, help="plain/hipshadow pairs for each engine's default")
+    ap.add_argument("--goal", type=float, default=0.97,
+                    help="the median pairwise ratio the pairs are to show (GOAL lines: shown when the "
+                         "median's 95%% confidence interval lies at or above it)")
     ap.add_argument("--best-of", type=int, default=1,
                     help="runs of each side in a round, in turn, the fastest kept (a ggml run is one process)")
     ap.add_argument("--side-pairs", type=int, default=9, help="rounds that also run the side variants (torch_blocks=0 and redzones=64; ggml's after "
