@@ -25,7 +25,8 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
   rounds    each round runs the engine plain, then under each variant of hipshadow, so every
             variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
             default; the side variants join the first --side-pairs of them); prints the median
-            pairwise ratio (hipshadow speed / plain speed) and its spread (min, quartiles, max).
+            pairwise ratio (hipshadow speed / plain speed), its spread (min, quartiles, max) and
+            its 95% interval, and whether the pairs show --goal (GOAL).
             A PyTorch run times 3 generates in one process and keeps the best (a run that a
             neighbour on the machine slowed down drops out); --best-of K runs each side K times
             a round, in turn, and keeps its fastest process (a ggml run is one process, whose
