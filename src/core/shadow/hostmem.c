@@ -58,7 +58,7 @@ void hs_hostmem_maps_changed(uintptr_t lo, size_t len, uintptr_t lo2, size_t len
 }
 
 /* Whether every change after count `since`, up to `now`, is known and left [lo, hi) alone. */
-static bool changes_missed(unsigned since, unsigned now, uintptr_t lo, uintptr_t hi)
+static bool changes_elsewhere(unsigned since, unsigned now, uintptr_t lo, uintptr_t hi)
 {
     if ((now - since) / 2 > RECENT)
         return false;
@@ -278,7 +278,7 @@ hs_host_status hs_host_check(uintptr_t p, size_t len, bool need_write, hs_host_f
     if (p >= last_hit.lo && p + len <= last_hit.hi && (last_hit.perms & need) == need) {
         if (last_hit.changes == changes)
             return HS_HOST_OK;
-        if (changes_missed(last_hit.changes, changes, last_hit.lo, last_hit.hi)) {
+        if (changes_elsewhere(last_hit.changes, changes, last_hit.lo, last_hit.hi)) {
             last_hit.changes = changes; /* the changes since were elsewhere */
             return HS_HOST_OK;
         }

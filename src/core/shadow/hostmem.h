@@ -1,9 +1,9 @@
 /* Is a host range mapped, and readable or writable?  The hot path makes no system call: it
  * walks a snapshot of /proc/self/maps (lock-free), trusted while nothing has changed the
  * mappings through munmap, mprotect or mremap (mapwatch.c counts those), and a thread's last
- * checked mapping while the changes since (the last 64 are kept by range) were elsewhere.  When the snapshot
- * does not say yes, or may be stale, the kernel answers (msync walks the VMAs) and the snapshot
- * is read again before anything is reported.
+ * checked mapping while the changes since (the last 64 are kept by range) were elsewhere.  When
+ * the snapshot does not say yes, or may be stale, the kernel answers (msync walks the VMAs) and
+ * the snapshot is read again before anything is reported.
  * Not seen: mappings the C library changes through its own internal calls (free() returning a
  * large chunk to the system) until the next counted change or miss refreshes the snapshot. */
 #ifndef HS_HOSTMEM_H
