@@ -173,6 +173,10 @@ if bench_engines.window_stats(marked) != ({"launch": 2000, "copy": 20, "launch_n
     problems.append("bench_engines.py timed window: got " + repr(bench_engines.window_stats(marked)))
 if bench_engines.window_stats("hipshadow: STATS launch=2500 copy=30 launch_ns=700000\n") is not None:
     problems.append("bench_engines.py timed window: found in a run that marked none")
+# --together: the sides trade GPU and CPUs from one pair to the next
+got = [bench_engines.placement(i, ("A", "B")) for i in range(3)]
+if got != [((0, "A"), (1, "B")), ((1, "B"), (0, "A")), ((0, "A"), (1, "B"))]:
+    problems.append("bench_engines.py placement: got " + repr(got))
 for line in problems:
     print("FAIL:", line)
 print("ok" if not problems else f"{len(problems)} problems")

@@ -30,14 +30,18 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             A PyTorch run times 3 generates in one process and keeps the best (a run that a
             neighbour on the machine slowed down drops out); --best-of K runs each side K times
             a round, in turn, and keeps its fastest process (a ggml run is one process, whose
-            speed the machine moves by tens of percent from one to the next)
+            speed the machine moves by tens of percent from one to the next).
+            --together (two GPUs): a pair's plain and hipshadow runs go at the same time, one on
+            each GPU, each pinned to its own CPUs, GPU and CPUs swapped from one pair to the next:
+            the machine's drift, which moves runs a minute apart by tens of percent, then moves
+            both sides of a pair alike
 Partial results are printed as they come; everything runs against --budget seconds.
 
 Run from the repository root on a GPU machine, build/ (hipshadow, built with the CUDA front-end
 and the torch plugin) and vendor-device/ (the ggml tarball) carried:
   python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 9] [--best-of 1]
                                      [--ggml-variants default,races=0] [--torch-variants blocks,torch_blocks=0]
-                                     [--tokens 128] [--budget 480]
+                                     [--tokens 128] [--budget 480] [--together]
   --dry-run    print the plan (what runs, in what order, the estimated seconds) and exit; needs
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
 Output lines (one per fact, grep-able):
@@ -57,7 +61,8 @@ Output lines (one per fact, grep-able):
   PERTOKEN <engine/variant> TOTAL plain <us> us hipshadow <us> us added <us> us
   PERTOKEN <engine/variant> MODULE|FUNCTION added <us> us plain <us> hipshadow <us> <module> [<function>]
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
-(taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_KEEP_SAMPLES=DIR (the
+(taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_CPUS_OTHER (--together's
+second CPU set, default 10-13); BENCH_KEEP_SAMPLES=DIR (the
 profile step's raw sampler files are also copied there, for a reading by instruction)."""
 import argparse
 import collections
@@ -94,6 +99,11 @@ def say(msg):
 
 def left(args):
     return args.budget - (time.monotonic() - T0)
+
+
+def pinned(cpus=None):
+    """taskset to cpus (default BENCH_CPUS, 2-5), where taskset exists."""
+    return ["taskset", "-c", cpus or os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
 
 
 def median_ci(values, level=0.95):
@@ -165,7 +175,7 @@ class Workload:
         c = COST_OF.get(kind)
         return self.own_costs.get(c, c) if self.own_costs.get(c) in cost else c
 
-    def cmd(self, tokens):
+    def cmd(self, tokens, cpus=None):
         raise NotImplementedError
 
     def per_token(self, proc):
@@ -186,6 +196,28 @@ class Workload:
                 (proc.stderr or proc.stdout).strip().splitlines()[-3:])
         return s, proc.stderr
 
+    def start(self, tokens, preload, gpu, cpus):
+        """One run on GPU `gpu` (CUDA_VISIBLE_DEVICES) pinned to `cpus`, started and not waited
+        for: finish() takes its result (--together)."""
+        import run_gpu
+        cmd = self.cmd(tokens, cpus)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+        env.pop("HIPSHADOW_OPTIONS", None)
+        return subprocess.Popen(run_gpu.preloaded(cmd, self.options) if preload else cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+    def finish(self, proc, timeout):
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.communicate()
+            return None, f"timed out after {timeout:.0f} s"
+        s = self.per_token(argparse.Namespace(stdout=out, stderr=err, returncode=proc.returncode))
+        if s is None:
+            return None, f"exit {proc.returncode}, no timing line: " + " | ".join((err or out).strip().splitlines()[-3:])
+        return s, err
+
 
 class TorchGPT2(Workload):
     runs = 3
@@ -195,9 +227,8 @@ class TorchGPT2(Workload):
         return self.runs * tokens  # the window holds the timed generates
     own_costs = {"launch": "launch_torch", "block": "block_torch"}
 
-    def cmd(self, tokens):
-        pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
-        return pin + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16", str(self.runs)]
+    def cmd(self, tokens, cpus=None):
+        return pinned(cpus) + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16", str(self.runs)]
 
     def per_token(self, proc):
         for line in proc.stdout.splitlines():
@@ -211,10 +242,9 @@ class GgmlGPT2(Workload):
         super().__init__(name, options)
         self.binary, self.model = binary, model
 
-    def cmd(self, tokens):
+    def cmd(self, tokens, cpus=None):
         import real_engines
-        pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
-        return pin + [self.binary, "-m", self.model, "-p", real_engines.PROMPT, "-n", str(tokens), "-s", "42",
+        return pinned(cpus) + [self.binary, "-m", self.model, "-p", real_engines.PROMPT, "-n", str(tokens), "-s", "42",
                       "--top_k", "1", "--ignore-eos", "-c", "1024", "-t", "4", "-ngl", "99"]
 
     def per_token(self, proc):
@@ -259,7 +289,7 @@ def torch_costs(out):
     torch_blocks=0, interleaved.  A made-and-released tensor is three block events."""
     import run_gpu
     cmd = [sys.executable, os.path.join(here, "torch_event_cost.py")]
-    pin = ["taskset", "-c", os.environ.get("BENCH_CPUS", "2-5")] if shutil.which("taskset") else []
+    pin = pinned()
     for kind, n in (("blocks", "30000"), ("launch", "30000")):
         got = {"plain": [], "blocks": [], "torch_blocks=0": []}
         for _ in range(3):
@@ -429,13 +459,59 @@ def rounds(variants, n, side, tokens, args):
             got[w.name][1].append(s)
             print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f}",
                   flush=True)
+    said_ratios(variants, got, args)
+    return got
+
+
+def said_ratios(variants, got, args, how=""):
     for w in variants:
         r = spread([p / s for p, s in zip(*got[w.name])])
         if r:
             ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
             print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-                  f"max {r['max']:.3f} ({r['n']} pairs) {ci}", flush=True)
+                  f"max {r['max']:.3f} ({r['n']} pairs{how}) {ci}", flush=True)
             print(f"GOAL {w.name} median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
+
+
+def placement(i, cpu_sets):
+    """Pair i of --together: (plain's GPU and CPUs, hipshadow's), swapped from one pair to the
+    next, so that neither side keeps the faster GPU or the quieter cores."""
+    a, b = (0, cpu_sets[0]), (1, cpu_sets[1])
+    return (a, b) if i % 2 == 0 else (b, a)
+
+
+def together_rounds(variants, n, side, tokens, args):
+    """As rounds(), but each pair's plain and hipshadow runs go at the same time, one on each of
+    two GPUs, each pinned to its own CPUs: what the machine does to one side meanwhile (a
+    neighbour's load, its clocks) it does to the other.  --best-of K: K such runs, each side's
+    fastest kept."""
+    got = {w.name: ([], []) for w in variants}
+    cpu_sets = (os.environ.get("BENCH_CPUS", "2-5"), os.environ.get("BENCH_CPUS_OTHER", "10-13"))
+    pair = 0
+    for i in range(n):
+        for w in variants[: None if i < side else 1]:
+            if left(args) < 40:
+                print(f"NOTE {w.name}: budget: {i} of {n} rounds", flush=True)
+                said_ratios(variants, got, args, ", together")
+                return got
+            (pg, pc), (sg, sc) = placement(pair, cpu_sets)
+            pair += 1
+            p = s = None
+            for _ in range(args.best_of):
+                procs = (w.start(tokens, False, pg, pc), w.start(tokens, True, sg, sc))
+                (q, qerr), (t, terr) = (w.finish(x, max(min(left(args), 300), 5)) for x in procs)
+                if q is None or t is None:
+                    print(f"NOTE {w.name}: round {i + 1}: {'plain' if q is None else 'hipshadow'} failed: "
+                          f"{qerr if q is None else terr}", flush=True)
+                    continue
+                p, s = min(p or q, q), min(s or t, t)
+            if p is None or s is None:
+                continue
+            got[w.name][0].append(p)
+            got[w.name][1].append(s)
+            print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f} "
+                  f"(together: plain on GPU {pg}, hipshadow on GPU {sg})", flush=True)
+    said_ratios(variants, got, args, ", together")
     return got
 
 
@@ -585,7 +661,9 @@ def plan(args):
                   (f"torch profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 20, "profile"),
                   (f"torch {args.pairs} rounds (plain, blocks; torch_blocks=0 and redzones=64 in {side})",
                    (args.pairs * 2 * 10 + side * 2 * 10) * args.best_of, "rounds")]
-    return [(name, s) for name, s, step in steps if step is None or step in args.steps]
+    # --together: a pair's two runs take the time of one
+    return [(name, s // 2 if args.together and step == "rounds" else s) for name, s, step in steps
+            if step is None or step in args.steps]
 
 
 def main():
@@ -614,6 +692,9 @@ def main():
     ap.add_argument("--round-stats", action="store_true",
                     help="run each round's hipshadow side with stats=1 and print its counts (ROUND_STATS): what a "
                          "slow round did more of")
+    ap.add_argument("--together", action="store_true",
+                    help="run each pair's two sides at the same time on two GPUs (GPU and CPUs swapped from one pair "
+                         "to the next; BENCH_CPUS and BENCH_CPUS_OTHER): the machine's drift moves both alike")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]
@@ -639,6 +720,11 @@ def main():
     print(f"PLAN total ~{sum(s for _, s in steps)} s")
     if args.dry_run:
         return 0
+    if args.together and "rounds" in args.steps:
+        gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
+        if gpus < 2:
+            print(f"NOTE --together needs two GPUs, this machine has {gpus}: the pairs run one side after the other")
+            args.together = False
     sys.path.insert(0, here)
     cost = costs(args) if "costs" in args.steps else {}
     work = []
@@ -673,7 +759,7 @@ def main():
         if "rounds" not in args.steps:
             continue
         say(f"== {', '.join(w.name for w in variants)}: rounds")
-        got = rounds(variants, args.pairs, args.side_pairs, args.tokens, args)
+        got = (together_rounds if args.together else rounds)(variants, args.pairs, args.side_pairs, args.tokens, args)
         for w in variants:
             if per.get(w.name) is not None and got[w.name][0]:
                 predict(w, per[w.name], cost, *got[w.name])
