@@ -400,7 +400,10 @@ def said_counts(name, totals, per):
     """Prints the events a token (COUNT) and hipshadow's own time an event (INENGINE, from the
     totals of one run or window); returns the counts, the time kinds left out."""
     for k, v in per.items():
-        if v:
+        if v < 0:  # a difference of two runs: their noise outweighed what the extra tokens added
+            print(f"NOTE {name}: {k} fell by {-v:.1f} a token from the shorter run to the longer: not counted",
+                  flush=True)
+        elif v:
             print(f"COUNT {name} {k} {v:.1f}", flush=True)
     for line in in_engine_lines(name, totals, per):
         print(line, flush=True)
