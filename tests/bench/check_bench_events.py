@@ -141,11 +141,17 @@ long = bench_engines.parse_report(report((1000, 1e9, 500), (1200, 1.2e9, 500, 20
 short = bench_engines.parse_report(report((200, 2e8, 100), (220, 2.2e8, 100, 20, 15)))
 got = bench_engines.per_token_lines("e", long, short, 100)
 want = ["PERTOKEN e TOTAL plain 8000.0 us hipshadow 9800.0 us added +1800.0 us",
+        "PERTOKEN e SPLIT own +1800.0 us elsewhere +0.0 us",
         "PERTOKEN e MODULE added +1800.0 us plain 0.0 hipshadow 1800.0 libhipshadow-cuda.so",
         "PERTOKEN e MODULE added +0.0 us plain 4000.0 hipshadow 4000.0 libc.so.6",
         "PERTOKEN e FUNCTION added +1350.0 us plain 0.0 hipshadow 1350.0 libhipshadow-cuda.so hs_pm_find"]
 if got != want:
     problems.append("bench_engines.py per-token profile: got " + repr(got))
+# what grew outside hipshadow's code is said apart from its own (here: libc's 100 samples of 1 ms more)
+slower = bench_engines.parse_report(report((1000, 1e9, 500), (1300, 1.3e9, 600, 200, 150)))
+got = bench_engines.per_token_lines("e", slower, None, 1)
+if got[1] != "PERTOKEN e SPLIT own +200000.0 us elsewhere +100000.0 us":
+    problems.append("bench_engines.py per-token split: got " + repr(got[:2]))
 if not bench_engines.per_token_lines("e", bench_engines.parse_report(report((0, 0, 0), (1, 1, 1, 1, 1))), None,
                                      1)[0].startswith("NOTE e: no per-token profile"):
     problems.append("bench_engines.py per-token profile: a side without samples was not said")

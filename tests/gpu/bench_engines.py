@@ -59,6 +59,8 @@ Output lines (one per fact, grep-able):
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
   PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
   PERTOKEN <engine/variant> TOTAL plain <us> us hipshadow <us> us added <us> us
+  PERTOKEN <engine/variant> SPLIT own <us> us elsewhere <us> us   (the added time in hipshadow's code,
+            and in the program's: what counts x in-engine costs cannot see)
   PERTOKEN <engine/variant> MODULE|FUNCTION added <us> us plain <us> hipshadow <us> <module> [<function>]
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
 (taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_CPUS_OTHER (--together's
@@ -594,6 +596,11 @@ def per_token_lines(name, long, short, tokens):
                f"added {us['hipshadow'][1] - us['plain'][1]:+.1f} us")
     keys = set(us["plain"][0]) | set(us["hipshadow"][0])
     rows = sorted(((us["hipshadow"][0].get(k, 0.0) - us["plain"][0].get(k, 0.0), k) for k in keys), reverse=True)
+    # hipshadow's own code, and what grew elsewhere: the program's code slowed beside it, or more
+    # of it (a hook's own work, as PyTorch's allocator building a trace entry a block event)
+    own = sum(a for a, k in rows if k.startswith("MODULE libhipshadow"))
+    added = us["hipshadow"][1] - us["plain"][1]
+    out.append(f"PERTOKEN {name} SPLIT own {own:+.1f} us elsewhere {added - own:+.1f} us")
     for kind, top in (("MODULE", 12), ("FUNCTION", 25)):
         for added, k in [r for r in rows if r[1].startswith(kind + " ")][:top]:
             out.append(f"PERTOKEN {name} {kind} added {added:+.1f} us plain {us['plain'][0].get(k, 0.0):.1f} "
