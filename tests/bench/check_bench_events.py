@@ -57,7 +57,8 @@ if not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
 # 20,000 rounds: the first calls' one-off costs (the first launch's lookups, the tables' first
 # pages) then stay a small part of hipshadow's own time, which is compared with the run's below.
 ARENA_CALLS = 20000
-p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", str(ARENA_CALLS), "arena,d2d"], capture_output=True,
+p = subprocess.run([launcher, "--option", "stats=1", "--", bench, "10", str(ARENA_CALLS), "arena,d2d"],
+                   capture_output=True,
                    text=True, env=dict(env, BENCH_NONBLOCKING="1"), timeout=300)
 if p.returncode != 0 or not re.match(r"arena [0-9.]+ ", p.stdout):
     problems.append(f"bench_events arena: exit {p.returncode}, output {p.stdout!r}")

@@ -217,7 +217,8 @@ class Workload:
             return None, f"timed out after {timeout:.0f} s"
         s = self.per_token(argparse.Namespace(stdout=out, stderr=err, returncode=proc.returncode))
         if s is None:
-            return None, f"exit {proc.returncode}, no timing line: " + " | ".join((err or out).strip().splitlines()[-3:])
+            last = (err or out).strip().splitlines()[-3:]
+            return None, f"exit {proc.returncode}, no timing line: " + " | ".join(last)
         return s, err
 
 
