@@ -231,7 +231,8 @@ class TorchGPT2(Workload):
     own_costs = {"launch": "launch_torch", "block": "block_torch"}
 
     def cmd(self, tokens, cpus=None):
-        return pinned(cpus) + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16", str(self.runs)]
+        return pinned(cpus) + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16",
+                               str(self.runs)]
 
     def per_token(self, proc):
         for line in proc.stdout.splitlines():
@@ -247,8 +248,8 @@ class GgmlGPT2(Workload):
 
     def cmd(self, tokens, cpus=None):
         import real_engines
-        return pinned(cpus) + [self.binary, "-m", self.model, "-p", real_engines.PROMPT, "-n", str(tokens), "-s", "42",
-                      "--top_k", "1", "--ignore-eos", "-c", "1024", "-t", "4", "-ngl", "99"]
+        return pinned(cpus) + [self.binary, "-m", self.model, "-p", real_engines.PROMPT, "-n", str(tokens),
+                               "-s", "42", "--top_k", "1", "--ignore-eos", "-c", "1024", "-t", "4", "-ngl", "99"]
 
     def per_token(self, proc):
         import real_engines
