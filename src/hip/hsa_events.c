@@ -36,13 +36,18 @@ bool hs_hsa_events_arm(uint16_t api)
 {
     static int tries;
     event_api = api;
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
     void *hsa = dlopen("libhsa-runtime64.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    typedef hsa_status_t (*register_fn)(hsa_amd_system_event_callback_t, void *);
+    register_fn reg = hsa ? (register_fn)dlsym(hsa, "hsa_amd_register_system_event_handler") : NULL;
+    hs_loader_signals_release(&saved);
     if (!hsa)
         return ++tries >= 8; /* not loaded (yet): look again after a few more calls, then stop */
-    hsa_status_t (*reg)(hsa_amd_system_event_callback_t, void *) =
-        (hsa_status_t(*)(hsa_amd_system_event_callback_t, void *))dlsym(hsa, "hsa_amd_register_system_event_handler");
     hsa_status_t s = reg ? reg(on_system_event, NULL) : HSA_STATUS_ERROR;
+    hs_loader_signals_hold(&saved);
     dlclose(hsa); /* NOLOAD took a reference of its own: give it back */
+    hs_loader_signals_release(&saved);
     if (s == HSA_STATUS_SUCCESS)
         return true;
     if (s == HSA_STATUS_ERROR_NOT_INITIALIZED && ++tries < 8)

@@ -133,6 +133,20 @@ def case_exit_in_signal_handler_leaks(tmp):
         check(got[0] == {3: 40}, "40 of 40 runs exited 3")
 
 
+def case_loader_calls_hold_signals(tmp):
+    """hipshadow's own calls into the loader (here the dladdr that names a report's stack frames)
+    run with the asynchronous signals held: a signal that lands inside one is delivered as it
+    returns.  Inside, an exit() from the program's handler would wait in _dl_fini for the loader's
+    lock, which the interrupted call holds (about 1 run in 2,000 of exit_in_signal_handler, under
+    load).  A preloaded dladdr raises SIGALRM in its middle; its handler exits 3 after, 4 inside."""
+    shim = os.path.join(cases, "libloader_signal_shim.so")
+    preload = shim + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
+    proc = run([], [EXIT_PATHS, "flood", "1"], env_extra={"LD_PRELOAD": preload}, timeout=60, quiet=True)
+    check("loader_signal_shim: dladdr called from" in proc.stderr and "libhipshadow" in proc.stderr,
+          "the report's frames were named through the loader's dladdr, from hipshadow")
+    check(proc.returncode == 3, f"the signal came after the call returned (exit {proc.returncode}: 3 after, 4 inside)")
+
+
 def case_summary_counts_live_threads(tmp):
     """8 threads make their calls and are still alive (blocked) when main returns: the SUMMARY
     counts their calls, as it does when they were joined (8 x (hipMalloc + 100 copies + hipFree)).

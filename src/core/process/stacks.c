@@ -319,8 +319,12 @@ int hs_stack_frames(uint32_t id, uintptr_t *frames, int max)
 void hs_frame_describe(uintptr_t pc, char *buf, size_t len)
 {
     Dl_info info;
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
     /* Return addresses point after the call; look up pc-1 so the frame names the caller's line. */
-    if (!dladdr((void *)(pc - 1), &info) || !info.dli_fname) {
+    int found = dladdr((void *)(pc - 1), &info);
+    hs_loader_signals_release(&saved);
+    if (!found || !info.dli_fname) {
         snprintf(buf, len, "?? (0x%lx)", (unsigned long)pc);
         return;
     }

@@ -102,6 +102,19 @@ static pthread_rwlock_t fork_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZ
 static HS_TLS int gate_depth;
 static HS_TLS int gate_closed_here;
 
+void hs_loader_signals_hold(sigset_t *saved)
+{
+    sigset_t async;
+    sigfillset(&async);
+    /* a fault in the loader is delivered as always (held, it would kill the process unseen) */
+    static const int synchronous[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof synchronous / sizeof *synchronous; i++)
+        sigdelset(&async, synchronous[i]);
+    pthread_sigmask(SIG_BLOCK, &async, saved);
+}
+
+void hs_loader_signals_release(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+
 void hs_fork_gate_enter(void)
 {
     if (gate_depth++ == 0)

@@ -2,6 +2,7 @@
 #ifndef HS_UTIL_H
 #define HS_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,12 @@ void hs_fork_gate_leave(void);
 void hs_fork_gate_close(void); /* atfork prepare */
 void hs_fork_gate_open(void);  /* atfork parent */
 void hs_fork_gate_reset(void); /* atfork child */
+/* The loader's lock (dladdr, dlopen and dlsym take it) is a recursive mutex, and a signal that
+ * lands inside its lock or unlock leaves it held but not known as this thread's: an exit() from
+ * the program's handler then waits for it in _dl_fini for ever.  hipshadow's own calls into the
+ * loader run with the asynchronous signals held; they are delivered as the call returns. */
+void hs_loader_signals_hold(sigset_t *saved);
+void hs_loader_signals_release(const sigset_t *saved);
 /* getenv, also from a program's .preinit_array, which runs before the C library sets environ
  * (getenv finds nothing then): the initial environment is read from /proc/self/environ. */
 const char *hs_getenv(const char *name);

@@ -98,9 +98,12 @@ static bool torch_loaded(void)
     if (adds == atomic_load(&tb.seen_adds))
         return false;
     atomic_store(&tb.seen_adds, adds);
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
     void *h = dlopen("libc10_cuda.so", RTLD_LAZY | RTLD_NOLOAD);
     if (h)
         dlclose(h);
+    hs_loader_signals_release(&saved);
     return h != NULL;
 }
 
@@ -111,7 +114,11 @@ static void plugin_path(char *buf, size_t len)
         return;
     }
     Dl_info self;
-    if (dladdr((void *)&hs_torch_poll, &self) && self.dli_fname) {
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
+    int found = dladdr((void *)&hs_torch_poll, &self);
+    hs_loader_signals_release(&saved);
+    if (found && self.dli_fname) {
         const char *slash = strrchr(self.dli_fname, '/');
         int dir = slash ? (int)(slash - self.dli_fname) : 1;
         snprintf(buf, len, "%.*s/libhipshadow-torch.so", dir, slash ? self.dli_fname : ".");
@@ -134,17 +141,21 @@ static void load_locked(void)
         atomic_store(&tb.state, T_OFF);
         return;
     }
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *err = h ? NULL : dlerror();
+    /* dlsym by name is hipshadow's own wrapper (dl.c): on a library's handle, for a name it does
+     * not wrap, that is the real lookup. */
+    hipshadow_torch_plugin_init_fn init = h ? (hipshadow_torch_plugin_init_fn)dlsym(h, HIPSHADOW_TORCH_PLUGIN_INIT)
+                                            : NULL;
+    hs_loader_signals_release(&saved);
     if (!h) {
-        const char *err = dlerror();
         snprintf(why, sizeof why, "cannot load '%.300s': %.180s", path, err ? err : "?");
         say(why);
         atomic_store(&tb.state, T_OFF);
         return;
     }
-    /* dlsym by name is hipshadow's own wrapper (dl.c): on a library's handle, for a name it does
-     * not wrap, that is the real lookup. */
-    hipshadow_torch_plugin_init_fn init = (hipshadow_torch_plugin_init_fn)dlsym(h, HIPSHADOW_TORCH_PLUGIN_INIT);
     hipshadow_torch_plugin p = {0};
     why[0] = 0;
     hipshadow_torch_core core = core_table;
