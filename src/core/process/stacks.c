@@ -51,7 +51,10 @@ void hs_stacks_init(int depth, uint64_t max_bytes, const void *any_symbol_of_our
 {
     depot.depth = depth < 0 ? 0 : depth > HS_STACK_MAX_FRAMES ? HS_STACK_MAX_FRAMES : depth;
     depot.max_bytes = max_bytes ? max_bytes : UINT64_MAX;
+    sigset_t saved;
+    hs_loader_signals_hold(&saved);
     dl_iterate_phdr(find_own_segment, (void *)any_symbol_of_ours);
+    hs_loader_signals_release(&saved);
 }
 
 void hs_stacks_after_fork(void) { pthread_mutex_init(&depot.lock, NULL); }

@@ -101,6 +101,7 @@ uint32_t hs_thread_id(void)
 static pthread_rwlock_t fork_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static HS_TLS int gate_depth;
 static HS_TLS int gate_closed_here;
+static HS_TLS sigset_t gate_signals; /* the thread's mask outside the gate */
 
 void hs_loader_signals_hold(sigset_t *saved)
 {
@@ -117,14 +118,18 @@ void hs_loader_signals_release(const sigset_t *saved) { pthread_sigmask(SIG_SETM
 
 void hs_fork_gate_enter(void)
 {
-    if (gate_depth++ == 0)
+    if (gate_depth++ == 0) {
+        hs_loader_signals_hold(&gate_signals);
         pthread_rwlock_rdlock(&fork_gate);
+    }
 }
 
 void hs_fork_gate_leave(void)
 {
-    if (--gate_depth == 0)
+    if (--gate_depth == 0) {
         pthread_rwlock_unlock(&fork_gate);
+        hs_loader_signals_release(&gate_signals);
+    }
 }
 
 void hs_fork_gate_close(void) { gate_closed_here = gate_depth == 0 && pthread_rwlock_wrlock(&fork_gate) == 0; }

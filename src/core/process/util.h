@@ -28,8 +28,9 @@ void hs_thread_id_after_fork(void);
 /* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
  * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is
  * inside.  glibc does not reset the lock dl_iterate_phdr takes in a fork child: a fork while
- * another thread walked a stack left the child hung at its first stack capture.  Re-entrant per
- * thread. */
+ * another thread walked a stack left the child hung at its first stack capture.  Inside, the
+ * asynchronous signals are held, as for the loader's calls below (that lock is recursive too).
+ * Re-entrant per thread. */
 void hs_fork_gate_enter(void);
 void hs_fork_gate_leave(void);
 void hs_fork_gate_close(void); /* atfork prepare */
