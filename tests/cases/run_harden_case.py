@@ -143,8 +143,12 @@ def case_loader_calls_hold_signals(tmp):
     inside one.  The program then ends as it would (exit 0)."""
     shim = os.path.join(cases, "libloader_signal_shim.so")
     preload = shim + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
-    for call, flags, what in (("dladdr", [], "a report's frames named"),
-                              ("dl_iterate_phdr", ["--log", f"{tmp}/hs.log"], "the loaded modules listed")):
+    calls = [("dladdr", [], "a report's frames named"),
+             ("dl_iterate_phdr", ["--log", f"{tmp}/hs.log"], "the loaded modules listed")]
+    if "TSAN_OPTIONS" in os.environ:  # TSan's interceptor calls the shim: whose call it was is lost
+        print("SKIP (part): under TSan, dl_iterate_phdr reaches the shim through TSan's interceptor")
+        calls = calls[:1]
+    for call, flags, what in calls:
         proc = run(flags, [EXIT_PATHS, "flood", "1"], env_extra={"LD_PRELOAD": preload, "LOADER_SHIM_CALL": call},
                    timeout=60, quiet=True)
         calls = proc.stderr.count(f"loader_signal_shim: {call} called from")
