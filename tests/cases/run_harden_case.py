@@ -151,8 +151,8 @@ def case_loader_calls_hold_signals(tmp):
     for call, flags, what in calls:
         proc = run(flags, [EXIT_PATHS, "flood", "1"], env_extra={"LD_PRELOAD": preload, "LOADER_SHIM_CALL": call},
                    timeout=60, quiet=True)
-        calls = proc.stderr.count(f"loader_signal_shim: {call} called from")
-        check(calls > 0 and "libhipshadow" in proc.stderr, f"{what} through the loader's {call} ({calls} calls)")
+        made = proc.stderr.count(f"loader_signal_shim: {call} called from")
+        check(made > 0 and "libhipshadow" in proc.stderr, f"{what} through the loader's {call} ({made} calls)")
         check(proc.returncode == 0 and "exit_paths flood: done" in proc.stdout,
               f"{call}: every signal came after the call returned (exit {proc.returncode}: 4 inside)")
 
