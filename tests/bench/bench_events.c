@@ -19,6 +19,9 @@
  *           touched (about what a runtime's own launch runs), so the launch path's code and data
  *           start out of the first-level caches, as between an engine's launches (the churn's
  *           own time is in the plain run too)
+ *   tlb     with arena: as cold, and then one line of code in each of 256 pages run and one line in
+ *           each of 4,096 pages of data touched: a runtime's launch also spans many pages, and the
+ *           launch path then starts with its pages out of the address-translation caches too
  *   d2d     with arena: after each launch, an async D2D hipMemcpyAsync of 1 KiB between two
  *           interior pointers of the arena on the launch's stream (an engine's copy of a view
  *           into its cache: ggml)
@@ -66,6 +69,20 @@ __attribute__((noinline)) static void churn(void)
     x += y + z + w;
     for (size_t i = 0; i < sizeof churn_data; i += 64)
         churn_data[i] += (unsigned char)x;
+}
+/* tlb: a jump through 256 pages of code, then a line read in each of 4,096 pages (16 MiB) */
+static unsigned char *tlb_data;
+__attribute__((noinline)) static void tlb_churn(void)
+{
+    __asm__ volatile(".rept 256\n\tjmp 1f\n\t.p2align 12\n1:\n\t.endr" ::: "memory");
+    if (!tlb_data) {
+        void *p = mmap(NULL, 4096u << 12, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        tlb_data = p == MAP_FAILED ? NULL : p;
+        if (tlb_data)
+            madvise(tlb_data, 4096u << 12, MADV_NOHUGEPAGE);
+    }
+    for (size_t i = 0; tlb_data && i < 4096; i++)
+        tlb_data[(i << 12) + ((i * 64) & 4095)]++;
 }
 static int want(const char *kind) { return !kinds || strstr(kinds, kind) != NULL; }
 
@@ -173,11 +190,14 @@ int main(int argc, char **argv)
         hipStream_t inputs;
         hipStreamCreate(&inputs);
         char tokens[1024] = {0};
-        int cold = strstr(kinds, "cold") != NULL, d2d = strstr(kinds, "d2d") != NULL;
+        int cold = strstr(kinds, "cold") != NULL || strstr(kinds, "tlb") != NULL, tlb = strstr(kinds, "tlb") != NULL;
+        int d2d = strstr(kinds, "d2d") != NULL;
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
             if (cold)
                 churn();
+            if (tlb)
+                tlb_churn();
             if ((c & 63) == 0) {
                 hipMemcpyAsync(arena, tokens, sizeof tokens, hipMemcpyHostToDevice, inputs);
                 hipStreamSynchronize(inputs);
