@@ -81,7 +81,7 @@ static int memory_dir(CUmemorytype src, CUmemorytype dst)
 /* ---- the real functions ---- */
 
 #define HS_CU_FN(name, asked, version, flags, params, args, ...)                                                       \
-    static CUresult(*real_##name) params;                                                                              \
+    HS_HOT_DATA static CUresult(*real_##name) params;                                                                  \
     static void *alias_##name;
 #include "driver.inc"
 #undef HS_CU_FN
@@ -160,6 +160,17 @@ static void resolve_driver_now(bool wait)
 }
 
 static void resolve_driver(void) { resolve_driver_now(false); }
+
+/* The calls an engine makes around every kernel (the rest stay where the table puts them). */
+HS_HOT_WRAPPER(cuLaunchKernel)
+HS_HOT_WRAPPER(cuLaunchKernelEx)
+HS_HOT_WRAPPER(cuMemcpyAsync)
+HS_HOT_WRAPPER(cuMemcpyDtoHAsync_v2)
+HS_HOT_WRAPPER(cuMemcpyHtoDAsync_v2)
+HS_HOT_WRAPPER(cuMemcpyDtoDAsync_v2)
+HS_HOT_WRAPPER(cuStreamSynchronize)
+HS_HOT_WRAPPER(cuEventRecord)
+HS_HOT_WRAPPER(cuStreamWaitEvent)
 
 /* Every driver call takes device memory as a CUdeviceptr: an address, with no stated kind
  * (dir_by_address; JAX's XLA reads its pinned buffers back with cuMemcpyDtoHAsync). */

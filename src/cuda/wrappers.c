@@ -27,7 +27,7 @@
                   (cfg) ? (cfg)->blockDim.z : 0, (cfg) ? (cfg)->dynamicSmemBytes : 0, params)
 
 /* The real entry points, resolved once. */
-#define HS_CUDA_FN(name, params, args, ...) static cudaError_t(*real_##name) params;
+#define HS_CUDA_FN(name, params, args, ...) HS_HOT_DATA static cudaError_t(*real_##name) params;
 #include "api.inc"
 #undef HS_CUDA_FN
 
@@ -36,8 +36,8 @@ static const char *(*real_cudaGetErrorName)(cudaError_t);
 static cudaError_t (*real_cudaGetDevice)(int *);
 static cudaError_t (*real_cudaFuncGetName)(const char **, const void *);
 static cudaError_t (*real_cudaFuncGetParamInfo)(const void *, size_t, size_t *, size_t *);
-static cudaError_t (*real_cudaGetLastError)(void);
-static cudaError_t (*real_cudaPeekAtLastError)(void);
+HS_HOT_DATA static cudaError_t (*real_cudaGetLastError)(void);
+HS_HOT_DATA static cudaError_t (*real_cudaPeekAtLastError)(void);
 static cudaError_t (*real_cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
 static cudaError_t (*real_cudaGetDeviceCount)(int *);
 static cudaError_t (*real_cudaDeviceCanAccessPeer)(int *, int, int);
@@ -62,6 +62,17 @@ static void resolve_all(void)
 }
 
 HS_RESOLVE_ONCE(resolve_all)
+
+/* The calls an engine makes around every kernel (the rest stay where the table puts them). */
+HS_HOT_WRAPPER(cudaLaunchKernel)
+HS_HOT_WRAPPER(cudaLaunchKernelExC)
+HS_HOT_WRAPPER(cudaMemcpyAsync)
+HS_HOT_WRAPPER(cudaMemsetAsync)
+HS_HOT_WRAPPER(cudaStreamSynchronize)
+HS_HOT_WRAPPER(cudaEventRecord)
+HS_HOT_WRAPPER(cudaStreamWaitEvent)
+HS_HOT_WRAPPER(cudaGetLastError)
+HS_HOT_WRAPPER(cudaPeekAtLastError)
 
 #define HS_CUDA_FN(name, params, args, ...)                                                                            \
     HS_WRAPPER(cudaError_t, name, params, args, HS_CUDA_API_##name, cudaErrorInvalidValue, cudaErrorSymbolNotFound,    \
@@ -122,7 +133,7 @@ static const char *cuda_error_name(int code)
     return buf;
 }
 
-static bool cuda_is_failure(int code) { return code != cudaSuccess && code != cudaErrorNotReady; }
+HS_HOT static bool cuda_is_failure(int code) { return code != cudaSuccess && code != cudaErrorNotReady; }
 
 static int cuda_current_device(void)
 {

@@ -63,7 +63,7 @@ static const char *const api_names[HS_API_COUNT] = {
 };
 
 /* The real entry points, resolved once. */
-#define HS_HIP_FN(name, params, args, ...) static hipError_t(*real_##name) params;
+#define HS_HIP_FN(name, params, args, ...) HS_HOT_DATA static hipError_t(*real_##name) params;
 #include "api.inc"
 #undef HS_HIP_FN
 
@@ -75,8 +75,8 @@ static hipError_t (*real_hipGetDevice)(int *);
 static hipError_t (*real_hipRuntimeGetVersion)(int *);
 static const char *(*real_hipKernelNameRef)(const hipFunction_t);
 static const char *(*real_hipKernelNameRefByPtr)(const void *, hipStream_t);
-static hipError_t (*real_hipGetLastError)(void);
-static hipError_t (*real_hipPeekAtLastError)(void);
+HS_HOT_DATA static hipError_t (*real_hipGetLastError)(void);
+HS_HOT_DATA static hipError_t (*real_hipPeekAtLastError)(void);
 static hipError_t (*real_hipSetDevice)(int);
 static hipError_t (*real_hipDeviceGetAttribute)(int *, hipDeviceAttribute_t, int);
 static hipError_t (*real_hipGetDeviceCount)(int *);
@@ -105,6 +105,17 @@ static void resolve_all(void)
 }
 
 HS_RESOLVE_ONCE(resolve_all)
+
+/* The calls an engine makes around every kernel (the rest stay where the table puts them). */
+HS_HOT_WRAPPER(hipLaunchKernel)
+HS_HOT_WRAPPER(hipModuleLaunchKernel)
+HS_HOT_WRAPPER(hipMemcpyAsync)
+HS_HOT_WRAPPER(hipMemsetAsync)
+HS_HOT_WRAPPER(hipStreamSynchronize)
+HS_HOT_WRAPPER(hipEventRecord)
+HS_HOT_WRAPPER(hipStreamWaitEvent)
+HS_HOT_WRAPPER(hipGetLastError)
+HS_HOT_WRAPPER(hipPeekAtLastError)
 
 #define HS_HIP_FN(name, params, args, ...)                                                                             \
     HS_WRAPPER(hipError_t, name, params, args, HS_HIP_API_##name, hipErrorInvalidValue,                                \
@@ -149,9 +160,9 @@ static const char *hip_error_name(int code)
     return buf;
 }
 
-static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
+HS_HOT static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
 
-static int hip_current_device(void)
+HS_HOT static int hip_current_device(void)
 {
     int device = -1;
     return real_hipGetDevice && real_hipGetDevice(&device) == hipSuccess ? device : -1;
@@ -276,7 +287,7 @@ static const uintptr_t hip_builtin_streams[] = {0, P(hipStreamPerThread)};
 
 /* What the program can observe: the last error (peeked first: before ROCm 7 every call, a
  * successful one too, replaces it) and the current device. */
-static void hip_save_visible(hs_visible *v)
+HS_HOT static void hip_save_visible(hs_visible *v)
 {
     if (real_hipPeekAtLastError) {
         v->has_last_error = true;
@@ -286,7 +297,7 @@ static void hip_save_visible(hs_visible *v)
     v->has_device = real_hipGetDevice && real_hipSetDevice && real_hipGetDevice(&v->device) == hipSuccess;
 }
 
-static int hip_restore_visible(const hs_visible *v)
+HS_HOT static int hip_restore_visible(const hs_visible *v)
 {
     int device;
     if (v->has_device && real_hipGetDevice(&device) == hipSuccess && device != v->device)

@@ -16,7 +16,7 @@
  * a wrapper's check is one load of a flag, not a call. */
 #define HS_RESOLVE_ONCE(resolve_all)                                                                                   \
     static pthread_once_t resolve_once_ = PTHREAD_ONCE_INIT;                                                           \
-    static atomic_bool resolved_;                                                                                      \
+    HS_HOT_DATA static atomic_bool resolved_;                                                                          \
     static void resolve_all_and_say_(void)                                                                             \
     {                                                                                                                  \
         resolve_all();                                                                                                 \

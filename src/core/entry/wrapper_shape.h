@@ -136,6 +136,10 @@
         return r;                                                                                                      \
     }
 
+/* A wrapper an engine calls around every kernel, placed with the core's hot path (HS_HOT):
+ * declared so before api.inc defines it. */
+#define HS_HOT_WRAPPER(name) extern __typeof__(name) name HS_HOT;
+
 /* The bytes touched by `height` rows of `width` bytes, `pitch` apart. */
 #define HS_EXTENT_2D(pitch, width, height) ((height) ? ((height)-1) * (pitch) + (width) : 0)
 /* Pitched geometry, as the runtime validates it (its rules explain a refusal: runtime_rules.c). */

@@ -7,25 +7,26 @@
 #include <string.h>
 
 static struct {
-    bool on, always;
+    bool on;
     uint64_t staging_max;
     pthread_mutex_t lock; /* one staging buffer, reused: rescues take turns */
     unsigned char *buf;
     size_t size;
 } fb = {.lock = PTHREAD_MUTEX_INITIALIZER};
+HS_HOT_DATA static bool fallback_always; /* read at every launch: with the other such flags */
 
 void hs_fallback_init(const hs_options *o)
 {
     /* the options parser took only off, stage or transpose, and fallback_staging in 1m..16g */
     const char *v = o->fallback;
     fb.on = strcmp(v, "off") != 0;
-    fb.always = fb.on && o->fallback_always;
+    fallback_always = fb.on && o->fallback_always;
     fb.staging_max = o->fallback_staging;
     if (fb.on && !hs_frontend_active.kernels)
         hs_say("hipshadow: fallback=%s: this build has no GPU kernels; nothing will be rescued\n", v);
 }
 
-bool hs_fallback_always(void) { return fb.always; }
+bool hs_fallback_always(void) { return fallback_always; }
 
 void hs_fallback_after_fork(void) { pthread_mutex_init(&fb.lock, NULL); }
 

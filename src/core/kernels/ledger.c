@@ -21,7 +21,7 @@ struct hs_ledger {
     hs_launch ring[];
 };
 
-static atomic_uint streams_deferring; /* ledgers whose `deferring` is set */
+HS_HOT_DATA static atomic_uint streams_deferring; /* ledgers whose `deferring` is set */
 
 static unsigned entries_per_stream = 1024;
 static unsigned entries_max = 262144;
@@ -50,7 +50,7 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-hs_launch *hs_ledger_claim_locked(hs_stream *s)
+HS_HOT hs_launch *hs_ledger_claim_locked(hs_stream *s)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
@@ -99,7 +99,7 @@ static void prepare_next_slot(const struct hs_ledger *lg, const hs_launch *l)
         __builtin_prefetch((const void *)line, 1, 3);
 }
 
-void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
+HS_HOT void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_relaxed);
     if (l->deferred) {
@@ -109,7 +109,7 @@ void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
     prepare_next_slot(lg, l);
 }
 
-const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
+HS_HOT const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg || lg->n < lg->cap)

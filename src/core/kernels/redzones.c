@@ -11,7 +11,7 @@
 
 enum { GRANULE = 256, MAX_TOUCHED = HS_GPU_REDZONE_MAX, MAX_REDZONE = 1 << 20 };
 
-static uint64_t redzone_bytes;
+HS_HOT_DATA static uint64_t redzone_bytes;
 static HS_TLS const hs_call *outer, *padded;
 static HS_TLS bool retrying;
 

@@ -83,7 +83,7 @@ static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
     a->op = (uint8_t)c->op;
 }
 
-static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, bool write)
+HS_HOT static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, bool write)
 {
     if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur->n == MAX_ACCESSES)
         return NULL;
@@ -142,7 +142,7 @@ static bool arg_access(const hs_access *call, const hs_launch_arg *x, uintptr_t 
 }
 
 /* The call's accesses, into cur->v. */
-static void build(const hs_call *c, const hs_call_state *st)
+HS_HOT static void build(const hs_call *c, const hs_call_state *st)
 {
     const hs_facts *f = &st->facts;
     hs_access call; /* what the call's accesses share: filled once */
@@ -223,7 +223,7 @@ static bool deferrable(const hs_call *c)
 
 /* search: whether the call's accesses may be looked up in the histories (a search marks the
  * race it finds as said); false returns false where one is needed. */
-static bool gather(const hs_call *c, hs_call_state *st, bool search)
+HS_HOT static bool gather(const hs_call *c, hs_call_state *st, bool search)
 {
     hs_facts *f = &st->facts;
     if (!mine())
@@ -286,8 +286,8 @@ static bool gather(const hs_call *c, hs_call_state *st, bool search)
     return true;
 }
 
-void hs_gather_accesses(const hs_call *c, hs_call_state *st) { gather(c, st, true); }
-bool hs_gather_accesses_unsearched(const hs_call *c, hs_call_state *st) { return gather(c, st, false); }
+HS_HOT void hs_gather_accesses(const hs_call *c, hs_call_state *st) { gather(c, st, true); }
+HS_HOT bool hs_gather_accesses_unsearched(const hs_call *c, hs_call_state *st) { return gather(c, st, false); }
 
 bool hs_accesses_deferrable(void) { return cur && cur->defer; }
 
@@ -306,7 +306,7 @@ void hs_accesses_deferred(void)
         cur->n = 0;
 }
 
-void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
+HS_HOT void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
 {
     if (!st->facts.access || !cur)
         return;

@@ -75,7 +75,7 @@ static bool same_word(const hs_arg_word *a, const hs_arg_word *b)
            a->surely_pointer == b->surely_pointer;
 }
 
-bool hs_arg_memo_usable(hs_arg_key *key)
+HS_HOT bool hs_arg_memo_usable(hs_arg_key *key)
 {
     if (HS_UNLIKELY(hs_blocks_any() || hs_regions_any()))
         return false; /* an argument's facts then depend on indexes with versions of their own */
@@ -83,7 +83,7 @@ bool hs_arg_memo_usable(hs_arg_key *key)
     return !(key->version & 1) && !(key->version & (1ull << 32)) && entries(); /* no writer active */
 }
 
-bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
+HS_HOT bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
 {
     memo_entry *e = slot_of(table, key);
     if (e->kernel != key->kernel || e->version != key->version || e->n_words != key->n)
@@ -111,7 +111,7 @@ bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
     return true;
 }
 
-void hs_arg_memo_keep(const hs_arg_key *key, const hs_facts *f)
+HS_HOT void hs_arg_memo_keep(const hs_arg_key *key, const hs_facts *f)
 {
     if (hs_shadow_version() != key->version)
         return; /* the map changed during the lookups: they may mix two versions */

@@ -35,7 +35,7 @@
  * points are forwarded without being checked twice. */
 static HS_TLS int in_wrapper;
 
-bool hs_enter(void)
+HS_HOT bool hs_enter(void)
 {
     if (in_wrapper)
         return false;
@@ -48,7 +48,7 @@ bool hs_enter(void)
     return true;
 }
 
-void hs_leave(void)
+HS_HOT void hs_leave(void)
 {
     hs_own_end(); /* what hipshadow's own calls changed, put back before the program sees it */
     hs_stack_entry(0);
@@ -223,7 +223,7 @@ static void count_op(hs_op op)
     hs_stat_count(k);
 }
 
-static hs_decision before(const hs_call *c, hs_call_state *st, bool enqueue)
+HS_HOT static hs_decision before(const hs_call *c, hs_call_state *st, bool enqueue)
 {
     if (HS_UNLIKELY(hs_stats_on))
         count_op(c->op);
@@ -284,7 +284,7 @@ static hs_decision before(const hs_call *c, hs_call_state *st, bool enqueue)
     return st->decision;
 }
 
-hs_decision hs_before(const hs_call *c, hs_call_state *st) { return before(c, st, true); }
+HS_HOT hs_decision hs_before(const hs_call *c, hs_call_state *st) { return before(c, st, true); }
 
 int hs_after_refused_fast(const hs_call *c, uint64_t launch_seq, int result)
 {
@@ -330,7 +330,7 @@ static const hs_cause *explain_refusal(const hs_call *c, const hs_call_state *st
     return hs_runtime_cause(&in, cause) ? cause : NULL;
 }
 
-int hs_after(const hs_call *c, hs_call_state *st, int result)
+HS_HOT int hs_after(const hs_call *c, hs_call_state *st, int result)
 {
     const hs_op_row *row = &hs_ops[c->op];
     if (st->decision != HS_FORWARD)

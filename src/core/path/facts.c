@@ -72,7 +72,7 @@ static void describe_region(hs_side *s)
         s->region_denied = (uint8_t)(HS_REGION_RW & ~hs_region_access(&s->region));
 }
 
-static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
+HS_HOT static void describe_side(hs_side *s, uintptr_t ptr, size_t extent)
 {
     s->ptr = ptr;
     s->extent = extent;
@@ -103,7 +103,7 @@ static HS_TLS struct {
 } not_runtime;
 
 /* Cold-ish: only for pointers the shadow map does not know. */
-static void ask_runtime(hs_side *s)
+HS_HOT static void ask_runtime(hs_side *s)
 {
     if (!s->ptr || s->where != HS_WHERE_NONE || s->unmapped || !hs_opts()->query_runtime ||
         !hs_frontend_active.query_pointer)
@@ -225,7 +225,7 @@ static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op 
     }
 }
 
-static void gather_stream_work(const hs_call *c, hs_call_state *st)
+HS_HOT static void gather_stream_work(const hs_call *c, hs_call_state *st)
 {
     hs_facts *f = &st->facts;
     if (f->stream_state != HS_STREAM_OK)
@@ -255,7 +255,7 @@ static void gather_stream_work(const hs_call *c, hs_call_state *st)
         hs_access_stream_seen(s, false); /* a second stream: accesses are remembered from now on */
 }
 
-void hs_gather_copy(const hs_call *c, hs_call_state *st)
+HS_HOT void hs_gather_copy(const hs_call *c, hs_call_state *st)
 {
     gather_memory(c, &st->facts);
     gather_stream_work(c, st);
@@ -263,7 +263,7 @@ void hs_gather_copy(const hs_call *c, hs_call_state *st)
         hs_gather_accesses(c, st);
 }
 
-void hs_gather_sync(const hs_call *c, hs_call_state *st) { gather_stream_work(c, st); }
+HS_HOT void hs_gather_sync(const hs_call *c, hs_call_state *st) { gather_stream_work(c, st); }
 
 /* ---- frees ---- */
 
@@ -301,7 +301,7 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
 /* An argument value that lies in a known allocation (or, when the platform says it is a
  * pointer, anywhere but NULL) becomes a fact; the first freed one is described as dst, so the
  * report shows its allocation and free stacks. */
-static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
+HS_HOT static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
 {
     hs_facts *f = &st->facts;
     if (f->n_args >= HS_LAUNCH_MAX_ARGS)
@@ -354,7 +354,7 @@ static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_
  * (below or above every allocation: an integer, most likely, and in none either way).  Collected
  * into key (false when there are more than it holds), or, with key NULL, looked up as they come.
  * *examined counts every word looked at, for stats=1. */
-static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w)
+HS_HOT static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w)
 {
     if (!key) {
         uint8_t before = st->facts.n_args;
@@ -369,8 +369,8 @@ static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w)
     return true;
 }
 
-static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, size_t n, unsigned first_index,
-                       unsigned *examined)
+HS_HOT static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, size_t n, unsigned first_index,
+                              unsigned *examined)
 {
     /* A struct passed by value is mostly sizes and strides: one comparison passes each word
      * outside every allocation over (a word below the floor wraps around to above the width). */
@@ -391,7 +391,8 @@ static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, siz
     return true;
 }
 
-static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *st, hs_arg_key *key, unsigned *examined)
+HS_HOT static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *st, hs_arg_key *key,
+                             unsigned *examined)
 {
     if (c->arg_buffer && c->arg_buffer_size) /* one buffer of known size: scanned whole */
         return scan_words(st, key, c->arg_buffer, c->arg_buffer_size, 0, examined);
@@ -423,7 +424,7 @@ static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *
 }
 
 /* A launch's words, as the memo of recent launches has them or looked up. */
-static void gather_args(const hs_call *c, hs_call_state *st)
+HS_HOT static void gather_args(const hs_call *c, hs_call_state *st)
 {
     const hs_kernel_info *k = hs_kernel_info_of(c);
     unsigned examined = 0;
@@ -444,7 +445,7 @@ static void gather_args(const hs_call *c, hs_call_state *st)
     hs_stat_add(HS_STAT_launch_word, examined);
 }
 
-void hs_gather_launch(const hs_call *c, hs_call_state *st)
+HS_HOT void hs_gather_launch(const hs_call *c, hs_call_state *st)
 {
     gather_stream_work(c, st);
     gather_args(c, st);
@@ -452,7 +453,7 @@ void hs_gather_launch(const hs_call *c, hs_call_state *st)
         hs_gather_accesses(c, st);
 }
 
-bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
+HS_HOT bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
 {
     gather_stream_work(c, st);
     gather_args(c, st);

@@ -52,7 +52,7 @@ static bool full_path_not_needed(void)
            !hs_access_tracking();
 }
 
-bool hs_fast_copy_clean(const hs_copy_args *a)
+HS_HOT bool hs_fast_copy_clean(const hs_copy_args *a)
 {
     if (a->async || a->has_stream || !a->bytes || a->dst_extent || a->src_extent || !a->dst || !a->src ||
         a->dir < HS_DIR_H2H || a->dir > HS_DIR_D2D || !full_path_not_needed())
@@ -63,7 +63,7 @@ bool hs_fast_copy_clean(const hs_copy_args *a)
            hs_check_copy_brief_clean(a->dir, &dst, &src) && hs_order_legacy_idle();
 }
 
-bool hs_fast_copy_done(uint16_t api, int result)
+HS_HOT bool hs_fast_copy_done(uint16_t api, int result)
 {
     if (HS_UNLIKELY(hs_layer_of(api)->is_failure(result)))
         return false;

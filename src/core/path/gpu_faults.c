@@ -15,7 +15,7 @@
 
 #include <stdlib.h>
 
-atomic_bool hs_fault_events_settled;
+HS_HOT_DATA atomic_bool hs_fault_events_settled;
 
 void hs_gpu_faults_arm(void)
 {

@@ -35,9 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool hs_ready;
-atomic_bool hs_disabled;
-atomic_bool hs_used;
+HS_HOT_DATA bool hs_ready;
+HS_HOT_DATA atomic_bool hs_disabled;
+HS_HOT_DATA atomic_bool hs_used;
 atomic_int hs_pause_depth;
 HS_TLS _Atomic(uint64_t) *hs_my_calls;
 
@@ -125,7 +125,7 @@ static void counters_after_fork(void)
     atomic_store(&own_calls, 0);
 }
 
-static hs_options options;
+HS_HOT_DATA static hs_options options;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 const hs_options *hs_opts(void) { return &options; }

@@ -103,7 +103,7 @@ static void complete_stream(hs_stream *s, const hs_vclock *clock)
         hs_order_complete_legacy();
 }
 
-void hs_model_copy(const hs_call *c, hs_call_state *st)
+HS_HOT void hs_model_copy(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
     if (s && st->facts.has_pending)
@@ -114,7 +114,7 @@ void hs_model_copy(const hs_call *c, hs_call_state *st)
         hs_model_accesses(c, st, s && st->facts.has_pending ? st->facts.pending.seq : 0);
 }
 
-void hs_model_sync(const hs_call *c, hs_call_state *st)
+HS_HOT void hs_model_sync(const hs_call *c, hs_call_state *st)
 {
     if (c->sync == HS_SYNC_DEVICE) {
         hs_order_complete_device();
@@ -195,7 +195,7 @@ typedef struct launch_record {
 
 /* Under the stream's lock, with the launch's place in stream order: its record, written in its
  * ledger slot.  A deferred launch about to be overwritten gives its accesses to the history first. */
-static void record_launch(hs_stream *s, uint64_t seq, void *arg)
+HS_HOT static void record_launch(hs_stream *s, uint64_t seq, void *arg)
 {
     launch_record *r = arg;
     const hs_launch *old = hs_ledger_next_overwritten_locked(s, seq);
@@ -228,7 +228,7 @@ static void record_launch(hs_stream *s, uint64_t seq, void *arg)
     r->recorded = true;
 }
 
-void hs_model_launch(const hs_call *c, hs_call_state *st)
+HS_HOT void hs_model_launch(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
     if (!s || c->kernel_ref == HS_KREF_NONE)

@@ -40,7 +40,6 @@ static uint64_t segment_of(uint64_t index)
 }
 
 static struct {
-    atomic_bool on;
     hs_own_fd file; /* the log's descriptor: the program may close and reuse it */
     const hs_options *opt;
     const char *const *api_names;
@@ -61,16 +60,17 @@ static struct {
     atomic_bool warned;
     char path[4096]; /* the file this process writes (the template expanded) */
 } lg = {.grow_lock = PTHREAD_MUTEX_INITIALIZER, .meta_lock = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
+HS_HOT_DATA static atomic_bool log_on; /* read at every call: with the other such flags */
 
 /* This thread's current event chunk. */
 static HS_TLS hs_log_chunk_header *my_chunk;
 static HS_TLS uint64_t my_seq;
 
-bool hs_log_on(void) { return atomic_load_explicit(&lg.on, memory_order_relaxed); }
+bool hs_log_on(void) { return atomic_load_explicit(&log_on, memory_order_relaxed); }
 
 static void log_off(const char *what, int err)
 {
-    atomic_store(&lg.on, false);
+    atomic_store(&log_on, false);
     if (!atomic_exchange(&lg.warned, true))
         hs_say("hipshadow: WARNING: post-mortem log '%s': %s (%s); logging stops, the program carries on\n",
                lg.path[0]              ? lg.path
@@ -437,7 +437,7 @@ static void open_for_this_process(void)
         const char *why = err == ELOOP    ? "it is a symbolic link (a log is never written through one)"
                           : err == ENODEV ? "it is a device or special file, not a file"
                                           : strerror(err);
-        atomic_store(&lg.on, false);
+        atomic_store(&log_on, false);
         if (!atomic_exchange(&lg.warned, true))
             hs_say(
                 "hipshadow: WARNING: cannot create the post-mortem log '%s': %s; the program carries on without it\n",
@@ -451,11 +451,11 @@ static void open_for_this_process(void)
         ring_bytes = 2 * HS_LOG_CHUNK_BYTES;
     lg.ring_chunks = ring_bytes / HS_LOG_CHUNK_BYTES;
     lg.growing_offset = HS_LOG_HEADER_BYTES + ring_bytes;
-    atomic_store(&lg.on, true); /* map_at may turn it off again */
+    atomic_store(&log_on, true); /* map_at may turn it off again */
     lg.header = (hs_log_file_header *)map_at(0, HS_LOG_HEADER_BYTES);
     lg.ring = ring_bytes ? map_at(HS_LOG_HEADER_BYTES, ring_bytes) : NULL;
     if (!lg.header || (ring_bytes && !lg.ring)) {
-        atomic_store(&lg.on, false);
+        atomic_store(&log_on, false);
         return;
     }
     fill_header(lg.header, rank, full);
@@ -528,7 +528,7 @@ void hs_log_after_fork(void)
     my_seq = 0;
     if (lg.file.fd < 0 || !lg.opt || !lg.opt->log[0])
         return;
-    atomic_store(&lg.on, false);
+    atomic_store(&log_on, false);
     unmap_all();
     hs_own_fd_release(&lg.file); /* the parent's, unless the program reused its number */
     atomic_store(&lg.next_event_seq, 0);

@@ -270,7 +270,7 @@ static __attribute__((noinline)) uint32_t walk_and_keep(uintptr_t entry)
 }
 #endif
 
-static uint32_t capture(bool for_finding)
+HS_HOT static uint32_t capture(bool for_finding)
 {
     if (depot.depth == 0)
         return 0;

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-bool hs_stats_on;
+HS_HOT_DATA bool hs_stats_on;
 _Atomic(uint64_t) hs_stats[HS_STAT_COUNT];
 
 bool hs_stats_print(void)

@@ -12,6 +12,13 @@
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define HS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HS_TLS __thread __attribute__((tls_model("initial-exec")))
+/* The code of a clean launch, copy, sync and block event: placed together (.text.hot), so that
+ * an engine's launch, which runs between the runtime's own code, touches a few pages of
+ * hipshadow's code instead of thirty spread over the library (each a TLB miss, cold). */
+#define HS_HOT __attribute__((hot))
+/* The small state that code reads at every launch (flags, options, the real functions): kept
+ * together in a few lines of one page, not a page each among the library's large tables. */
+#define HS_HOT_DATA __attribute__((section(".hs_hot_data")))
 
 uint64_t hs_now_ns(void);              /* CLOCK_REALTIME, for records that are compared across processes */
 uint64_t hs_coarse_ns(void);           /* the same clock at a few ms resolution, for the hot path's ages */

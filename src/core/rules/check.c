@@ -75,7 +75,7 @@ static uint64_t overrun_of(const hs_side *s)
     return end > size ? end - size : 0;
 }
 
-static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
+HS_HOT static void check_bounds(sink *k, const hs_side *s, hs_side_id id)
 {
     uint64_t over = overrun_of(s);
     if (over) {
@@ -104,7 +104,7 @@ static bool host_role_accepts(uint32_t kind)
     return kind != HS_MEM_DEVICE && kind != HS_MEM_EXTERNAL_DEVICE && kind != HS_MEM_MAPPED;
 }
 
-static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_address)
+HS_HOT static void check_device_side(sink *k, const hs_side *s, hs_side_id id, bool by_address)
 {
     switch (s->where) {
     case HS_WHERE_FREED: add(k, HS_KIND_USE_AFTER_FREE, HS_SEV_ERROR, id, 0, 0); return;
@@ -242,7 +242,7 @@ int hs_check_stream_handle(const hs_call *call, const hs_facts *f, hs_finding *o
     return k.n;
 }
 
-int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+HS_HOT int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     sink k = {out, max, 0};
     /* A synchronous operation waits for the stream, and a captured stream cannot be waited for. */
@@ -265,7 +265,7 @@ int hs_check_stream_work(const hs_call *call, const hs_facts *f, hs_finding *out
 /* The access history's findings: a stream-race (an error when both accesses are known, a
  * warning when a kernel argument's write is assumed); an uninitialized read (a copy's: an error;
  * a kernel's pointer into a partly written allocation: a warning). */
-static void check_accesses(sink *k, const hs_call *call, const hs_facts *f)
+HS_HOT static void check_accesses(sink *k, const hs_call *call, const hs_facts *f)
 {
     const hs_access_facts *a = f->access;
     if (!a)
@@ -278,7 +278,7 @@ static void check_accesses(sink *k, const hs_call *call, const hs_facts *f)
             (hs_side_id)a->uninit.side, 0, 0);
 }
 
-int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+HS_HOT int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     int n = hs_check_memory_op(call, f, out, max);
     n += hs_check_stream_work(call, f, out + n, max - n);
@@ -287,7 +287,7 @@ int hs_check_copy(const hs_call *call, const hs_facts *f, hs_finding *out, int m
     return n + k.n;
 }
 
-int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
+HS_HOT int hs_check_launch(const hs_call *call, const hs_facts *f, hs_finding *out, int max)
 {
     int n = hs_check_stream_work(call, f, out, max);
     sink k = {out + n, max - n, 0};

@@ -74,7 +74,10 @@ struct hs_pm_bucket {
                                   * header and the entries then miss together, not one after the other */
 };
 
-static bool hinted(const hs_pm_bucket *b) { return atomic_load_explicit(&b->cap, memory_order_relaxed) >= HINTED_CAP; }
+HS_HOT static bool hinted(const hs_pm_bucket *b)
+{
+    return atomic_load_explicit(&b->cap, memory_order_relaxed) >= HINTED_CAP;
+}
 static _Atomic(uint64_t) *ents(const hs_pm_bucket *b) { return (_Atomic(uint64_t) *)b->data; }
 /* hint k: how many entries begin below chunk_base + (k << HINT_SHIFT) */
 static _Atomic(uint32_t) *hints(const hs_pm_bucket *b)
@@ -166,7 +169,7 @@ static void rec_write(hs_page_map *m, uint32_t r, const hs_span *s)
         st(&rec->w[i], w[i]);
 }
 
-static uint32_t rec_take(hs_page_map *m)
+HS_HOT static uint32_t rec_take(hs_page_map *m)
 {
     if (m->free_recs) {
         uint32_t r = m->free_recs;
@@ -187,7 +190,7 @@ static uint32_t rec_take(hs_page_map *m)
     return r;
 }
 
-static void rec_give(hs_page_map *m, uint32_t r)
+HS_HOT static void rec_give(hs_page_map *m, uint32_t r)
 {
     st(&rec_at(m, r)->w[0], m->free_recs);
     m->free_recs = r;
@@ -552,7 +555,7 @@ static uint32_t lookup_seen(hs_page_map *m, uintptr_t addr, bool exact, hs_span 
     }
 }
 
-static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
+HS_HOT static uint32_t lookup(hs_page_map *m, uintptr_t addr, bool exact, hs_span *out)
 {
     unsigned seen;
     return lookup_seen(m, addr, exact, out, &seen);
@@ -594,7 +597,7 @@ static find_cache *finds(void)
     return my_finds;
 }
 
-bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
+HS_HOT bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
 {
     /* Nothing in addr's GiB: one load (a launch's arguments are mostly integers, each looked up) */
     if ((addr >= ADDR_LIMIT || !ld(&m->top[addr >> LEAF_SHIFT])) &&

@@ -22,13 +22,15 @@ static struct {
     pthread_mutex_t lock;
     named *regions, *allocs; /* id -> name */
     uint64_t next_id;
-    atomic_uint count; /* live and quarantined: readers look only when there are some */
     struct {
         uintptr_t base;
         uint64_t id;
     } * fifo;
     size_t fifo_head, fifo_len;
 } rg = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* Live and quarantined: readers look only when there are some (read at every launch: with the
+ * other such flags). */
+HS_HOT_DATA static atomic_uint regions_count;
 
 int hs_regions_init(void) { return hs_span_index_init(&rg.index) || hs_span_index_init(&rg.freed) ? -1 : 0; }
 
@@ -81,7 +83,10 @@ static const char *get_name(named *table, uint64_t id, char *buf, size_t len)
 
 /* ---- writers, under rg.lock ---- */
 
-static void recount(void) { atomic_store(&rg.count, (unsigned)(hs_span_count(&rg.index) + hs_span_count(&rg.freed))); }
+static void recount(void)
+{
+    atomic_store(&regions_count, (unsigned)(hs_span_count(&rg.index) + hs_span_count(&rg.freed)));
+}
 
 /* Removes every span of ix that overlaps [lo, hi), with its name. */
 static void remove_overlapping(hs_span_index *ix, uintptr_t lo, uintptr_t hi)
@@ -334,7 +339,7 @@ size_t hs_region_free_heap(uint64_t owner, uintptr_t lo, uintptr_t hi, hs_region
 
 /* ---- readers ---- */
 
-bool hs_regions_any(void) { return atomic_load_explicit(&rg.count, memory_order_relaxed) != 0; }
+bool hs_regions_any(void) { return atomic_load_explicit(&regions_count, memory_order_relaxed) != 0; }
 
 hs_region_state hs_region_lookup(uintptr_t addr, uint64_t born_ns, hs_span *out)
 {

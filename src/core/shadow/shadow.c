@@ -90,7 +90,7 @@ bool hs_mem_kind_is_host(uint32_t kind)
 }
 
 /* Under sh.lock: a span the map dropped (replaced by a newer one over it, or evicted). */
-static void forget(const hs_span *old, void *arg)
+HS_HOT static void forget(const hs_span *old, void *arg)
 {
     (void)arg;
     if (old->kind & FREED) {
@@ -118,7 +118,7 @@ static void replaced_by_allocation(const hs_span *old, void *arg)
 
 /* Under sh.lock: the oldest quarantined span leaves the map, unless it is gone already (a newer
  * allocation replaced it) or came back to life (hs_shadow_restore). */
-static void evict_oldest(void)
+HS_HOT static void evict_oldest(void)
 {
     quarantined *q = &sh.fifo[sh.fifo_head];
     hs_span s;
@@ -181,8 +181,8 @@ static void quarantine_locked(hs_span *s, uint32_t ref)
 
 /* Under sh.lock.  At the cap the allocation is not tracked: said once, and copies to it are then
  * judged as the runtime judges them (query_runtime). */
-atomic_uintptr_t hs_shadow_floor = UINTPTR_MAX;
-atomic_uintptr_t hs_shadow_ceiling = 0;
+HS_HOT_DATA atomic_uintptr_t hs_shadow_floor = UINTPTR_MAX;
+HS_HOT_DATA atomic_uintptr_t hs_shadow_ceiling = 0;
 
 static int make_live_locked(const hs_span *s)
 {
@@ -300,7 +300,7 @@ void hs_shadow_restore(const hs_span *s)
     pthread_mutex_unlock(&sh.lock);
 }
 
-hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
+HS_HOT hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
 {
     if (!hs_pm_find(&sh.map, addr, span) &&
         !(HS_UNLIKELY(hs_pm_count(&sh.superseded)) && hs_pm_find(&sh.superseded, addr, span)))

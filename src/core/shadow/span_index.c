@@ -9,6 +9,7 @@
  * blocks are reused, and a directory that grows is retired, not freed.  A reader racing a
  * writer may read stale bytes, never unmapped memory, and the sequence check throws them away. */
 #include "shadow/span_index.h"
+#include "process/util.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -122,7 +123,8 @@ static uint64_t hint_of(const hs_span_block *blk, ptrdiff_t i) { return (uint64_
  * was inserted or removed before it).  No directory load: a block holding spans is in the
  * directory, at its `at`, and the spans of one block are consecutive in the whole order.  Every
  * load is clamped as the searches' are. */
-static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h, ptrdiff_t *i)
+HS_HOT static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h,
+                                          ptrdiff_t *i)
 {
     const hs_span_block *blk = (const hs_span_block *)(uintptr_t)(h & ~(uint64_t)((1u << HINT_SPAN_BITS) - 1));
     if (!blk)
@@ -143,8 +145,8 @@ static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintpt
 /* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
  * base <= addr); returns that block (NULL when *b is -1).  Readers and writers alike; readers
  * clamp what they read.  The hint for addr first, else the two searches; either refreshes it. */
-static const hs_span_block *locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys, size_t nblocks,
-                                   uintptr_t addr, ptrdiff_t *b, ptrdiff_t *i)
+HS_HOT static const hs_span_block *locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys,
+                                          size_t nblocks, uintptr_t addr, ptrdiff_t *b, ptrdiff_t *i)
 {
     _Atomic uint64_t *hint = &ix->hints[hint_slot(addr)];
     uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
@@ -171,7 +173,7 @@ static bool contains(const hs_span *s, uintptr_t addr)
     return addr - s->base < s->size || (s->size == 0 && addr == s->base);
 }
 
-static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
+HS_HOT static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
 {
     for (;;) {
         unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
@@ -197,8 +199,8 @@ static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
     }
 }
 
-bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, false, out); }
-bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, true, out); }
+HS_HOT bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, false, out); }
+HS_HOT bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out) { return lookup(ix, addr, true, out); }
 
 void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
                         bool *has_above)
@@ -305,7 +307,7 @@ static void dir_remove(hs_span_index *ix, size_t at)
 }
 
 /* Removes span i of block b (inside a write). */
-static void remove_at(hs_span_index *ix, size_t b, size_t i)
+HS_HOT static void remove_at(hs_span_index *ix, size_t b, size_t i)
 {
     hs_span_block *blk = atomic_load_explicit(&ix->dir, memory_order_relaxed)[b];
     memmove(&blk->items[i], &blk->items[i + 1], (blk->n - i - 1) * sizeof(hs_span));
@@ -347,7 +349,7 @@ static bool first_overlap(hs_span_index *ix, uintptr_t base, uintptr_t end, size
     return false;
 }
 
-bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
+HS_HOT bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
 {
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
@@ -428,7 +430,7 @@ int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replace
     return 0;
 }
 
-bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed)
+HS_HOT bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed)
 {
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     ptrdiff_t b, i;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-atomic_bool hs_access_live;
-static atomic_bool races_live;
+HS_HOT_DATA atomic_bool hs_access_live;
+HS_HOT_DATA static atomic_bool races_live;
 
 enum { SHARDS = 64, BUCKETS = 1024, REPORTED_SLOTS = 4096, COUNTED_STREAMS = 1024 };
 
@@ -49,7 +49,6 @@ typedef struct shard {
 
 static struct {
     uint32_t history, max;
-    bool initcheck;
     bool races_off; /* races=0 */
     shard shards[SHARDS];
     atomic_uint records;
@@ -65,20 +64,21 @@ static struct {
     atomic_uint created;
     _Atomic uint64_t reported[REPORTED_SLOTS];
 } ac = {.history = 16, .max = 65536};
+HS_HOT_DATA static bool initcheck_on; /* read at every launch: with the other such flags */
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
     ac.races_off = !races;
     ac.history = history ? history : 1;
     ac.max = max ? max : 1;
-    ac.initcheck = initcheck;
+    initcheck_on = initcheck;
     for (int i = 0; i < SHARDS; i++)
         pthread_mutex_init(&ac.shards[i].lock, NULL);
     if (initcheck)
         atomic_store(&hs_access_live, true);
 }
 
-bool hs_access_initcheck(void) { return ac.initcheck; }
+bool hs_access_initcheck(void) { return initcheck_on; }
 
 bool hs_access_races(void) { return atomic_load_explicit(&races_live, memory_order_relaxed); }
 
@@ -347,7 +347,7 @@ int hs_access_find_first_race(const uint64_t *ids, const hs_access *const *acces
 bool hs_access_find_unwritten(uint64_t id, uintptr_t base, uint64_t size, uint64_t lo, uint64_t hi, bool kernel,
                               bool open, hs_uninit *out)
 {
-    if (!ac.initcheck || hi <= lo)
+    if (!initcheck_on || hi <= lo)
         return false;
     uint64_t end = hi;
     if (open)
@@ -516,7 +516,7 @@ static void forget_covered(rec *r, const hs_access *a)
 
 /* Whether a is remembered at all: synchronous and reading, it is complete, and nothing later
  * can race with it. */
-static bool kept(const hs_access *a) { return (a->seq && hs_access_races()) || (ac.initcheck && a->write); }
+static bool kept(const hs_access *a) { return (a->seq && hs_access_races()) || (initcheck_on && a->write); }
 
 /* Shard lock held. */
 static void add_locked(shard *sh, uint64_t id, const hs_access *a)
@@ -556,7 +556,7 @@ static void add_locked(shard *sh, uint64_t id, const hs_access *a)
          * next pruning, which only costs a search that finds nothing */
         set_ring_only(r, r->ring_only == RING_NONE || r->ring_only == a->stream_index ? a->stream_index : RING_MIXED);
     }
-    if (ac.initcheck && a->write) {
+    if (initcheck_on && a->write) {
         add_written(r, a->lo, a->hi);
         if (a->launch)
             r->by_kernel = true;
@@ -601,7 +601,7 @@ void hs_access_forget(uint64_t id)
 
 void hs_access_unwrite(uint64_t id, uint64_t lo, uint64_t hi)
 {
-    if (!ac.initcheck)
+    if (!initcheck_on)
         return;
     shard *sh = shard_of(id);
     pthread_mutex_lock(&sh->lock);

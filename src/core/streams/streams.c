@@ -39,7 +39,7 @@ static struct {
     pthread_key_t thread_key; /* a thread's per-thread stream record, retired at its exit */
     bool have_thread_key;
     atomic_bool warned_streams, warned_events;
-} st = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_streams = 4096, .max_events = 65536};
+} st HS_HOT_DATA = {.lock = PTHREAD_MUTEX_INITIALIZER, .max_streams = 4096, .max_events = 65536};
 
 /* Each thread's per-thread default stream (hipStreamPerThread / cudaStreamPerThread), and
  * whether streams_max left it without a record (then it is not asked for again). */
@@ -84,7 +84,7 @@ static hs_stream *reuse_record(uintptr_t handle, bool blocking)
 }
 
 /* Its stream is gone: the record may be reused once its work is done (st.lock held). */
-static void retire_locked(hs_stream *s)
+HS_HOT static void retire_locked(hs_stream *s)
 {
     if (!s || s->index == 0 || s->retired)
         return;
@@ -260,7 +260,7 @@ static HS_TLS struct last_live {
 } last_live;
 
 /* The cache, filled with handle's record when handle is live (NULL: it is not). */
-static const struct last_live *find_live(uintptr_t handle)
+HS_HOT static const struct last_live *find_live(uintptr_t handle)
 {
     unsigned generation = hs_span_generation(&st.live); /* before the search: a write after it misses */
     if (handle && last_live.handle == handle && last_live.generation == generation && !(generation & 1u))
@@ -274,7 +274,7 @@ static const struct last_live *find_live(uintptr_t handle)
     return &last_live;
 }
 
-hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
+HS_HOT hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
 {
     for (int i = 0; i < st.n_builtin; i++)
         if (handle == st.builtin[i]) {
@@ -293,7 +293,7 @@ hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
     return HS_STREAM_NEVER_CREATED;
 }
 
-hs_stream *hs_stream_null(void) { return st.by_index[0]; }
+HS_HOT hs_stream *hs_stream_null(void) { return st.by_index[0]; }
 uint32_t hs_stream_count(void) { return atomic_load_explicit(&st.n_streams, memory_order_acquire); }
 hs_stream *hs_stream_by_index(uint32_t index) { return index < hs_stream_count() ? st.by_index[index] : NULL; }
 
@@ -316,7 +316,7 @@ hs_stream *hs_stream_get(uintptr_t handle)
     return live ? hs_stream_by_index((uint32_t)live->info.id) : NULL;
 }
 
-hs_stream *hs_stream_live(uintptr_t handle)
+HS_HOT hs_stream *hs_stream_live(uintptr_t handle)
 {
     if (handle == 0 || (handle == st.legacy_handle && handle))
         return st.by_index[0];

@@ -20,7 +20,7 @@ typedef struct ring {
 } ring;
 
 static _Atomic(ring *) rings[STREAMS];
-static atomic_uint streams_waiting; /* rings with an access in them */
+HS_HOT_DATA static atomic_uint streams_waiting; /* rings with an access in them */
 
 /* s's lock held: the oldest access goes into the history if it is still in flight. */
 static void drop_oldest(hs_stream *s, ring *r, hs_stat why)
@@ -34,7 +34,7 @@ static void drop_oldest(hs_stream *s, ring *r, hs_stat why)
     r->n--;
 }
 
-static ring *ring_of(hs_stream *s, bool make)
+HS_HOT static ring *ring_of(hs_stream *s, bool make)
 {
     if (s->index >= STREAMS)
         return NULL;

@@ -49,8 +49,7 @@ static struct {
      * Lookups take none.  A spin lock (spin.h): events come one at a time, under the allocator's
      * own lock, so only the cold readers ever wait for it. */
     hs_spin lock;
-    bool ready;      /* the index is mapped */
-    atomic_bool any; /* readers: an event was seen, the index is ready */
+    bool ready; /* the index is mapped */
     hs_span_index blocks;
     uint64_t next_id;
     uint64_t quarantine_max, quarantine_bytes;
@@ -72,6 +71,8 @@ static struct {
         hs_span span;
     } asked;
 } bk = {.lock = HS_SPIN_INIT};
+/* Readers: an event was seen, the index is ready (read at every launch: with the other such flags). */
+HS_HOT_DATA static atomic_bool blocks_any;
 
 static const char *const action_names[HIPSHADOW_BLOCK_ACTION_COUNT] = {
     "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
@@ -92,11 +93,11 @@ void hs_blocks_after_fork(void)
         hs_span_index_after_fork(&bk.blocks);
 }
 
-bool hs_blocks_any(void) { return atomic_load_explicit(&bk.any, memory_order_relaxed); }
+bool hs_blocks_any(void) { return atomic_load_explicit(&blocks_any, memory_order_relaxed); }
 
-hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
+HS_HOT hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
 {
-    if (!atomic_load_explicit(&bk.any, memory_order_acquire) || !hs_span_find(&bk.blocks, addr, block))
+    if (!atomic_load_explicit(&blocks_any, memory_order_acquire) || !hs_span_find(&bk.blocks, addr, block))
         return HS_BLOCK_NONE;
     block->kind = HS_MEM_DEVICE;
     return quarantined_span(block) ? HS_BLOCK_FREED : HS_BLOCK_LIVE;
@@ -174,14 +175,14 @@ static int setup_locked(void)
         return -1;
     bk.fifo = fifo;
     bk.ready = true;
-    atomic_store_explicit(&bk.any, true, memory_order_release);
+    atomic_store_explicit(&blocks_any, true, memory_order_release);
     return 0;
 }
 
 static block_rec *rec_at(uint32_t slot) { return &bk.recs[slot / REC_CHUNK][slot % REC_CHUNK]; }
 
 /* A free slot, its record zeroed; UINT32_MAX when memory ran out. */
-static uint32_t rec_take(void)
+HS_HOT static uint32_t rec_take(void)
 {
     uint32_t slot;
     if (bk.free_slots) {
@@ -199,7 +200,7 @@ static uint32_t rec_take(void)
     return slot;
 }
 
-static void rec_give(uint32_t slot)
+HS_HOT static void rec_give(uint32_t slot)
 {
     block_rec *r = rec_at(slot);
     r->id = 0;
@@ -208,7 +209,7 @@ static void rec_give(uint32_t slot)
 }
 
 /* The record of an index span (its kind is the slot), or NULL. */
-static block_rec *rec_of(const hs_span *s)
+HS_HOT static block_rec *rec_of(const hs_span *s)
 {
     block_rec *r = s->kind < bk.n_slots ? rec_at(s->kind) : NULL;
     return r && r->id == s->id ? r : NULL;
@@ -216,7 +217,7 @@ static block_rec *rec_of(const hs_span *s)
 
 /* A span that left the index (removed, or overwritten by a new block): its record and its
  * share of the counts. */
-static void forget(const hs_span *s)
+HS_HOT static void forget(const hs_span *s)
 {
     if (quarantined_span(s)) {
         bk.n_quarantined--;
@@ -229,7 +230,7 @@ static void forget(const hs_span *s)
 }
 
 /* The span whose base is addr, live, with its record; false when there is none. */
-static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
+HS_HOT static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
 {
     if (!hs_span_find_exact(&bk.blocks, addr, s) || quarantined_span(s))
         return false;
@@ -257,7 +258,7 @@ static unsigned remove_overlapping(uintptr_t lo, uintptr_t hi)
     }
 }
 
-static void evict_oldest(void)
+HS_HOT static void evict_oldest(void)
 {
     quarantined q = bk.fifo[bk.fifo_head];
     bk.fifo_head = (bk.fifo_head + 1) % QUARANTINE_MAX_RECORDS;
@@ -273,7 +274,7 @@ static void evict_oldest(void)
 }
 
 /* The live span s (its free completed, end_time_ns set) becomes quarantined where it is. */
-static void quarantine(const hs_span *s)
+HS_HOT static void quarantine(const hs_span *s)
 {
     if (bk.quarantine_max == 0 || s->size > bk.quarantine_max) {
         hs_span gone;
@@ -295,7 +296,7 @@ static void quarantine(const hs_span *s)
     bk.fifo_len++;
 }
 
-static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
     if (!e->size || e->addr + e->size < e->addr)
         return;
@@ -343,7 +344,7 @@ static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t th
         hs_access_unwrite(seg.id, lo - seg.base, hi - seg.base);
 }
 
-static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
     hs_span s;
     block_rec *r = NULL;
@@ -361,7 +362,7 @@ static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, ui
     r->free_thread = thread;
 }
 
-static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
     hs_span s;
     block_rec *r = NULL;
@@ -472,7 +473,7 @@ static void drop_range(uintptr_t lo, uintptr_t hi)
     remove_overlapping(lo, hi);
 }
 
-void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
+HS_HOT void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
     hs_spin_lock(&bk.lock);
     if (setup_locked() != 0) {

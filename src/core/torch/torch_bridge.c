@@ -34,7 +34,7 @@ void hs_torch_after_fork(void) { pthread_mutex_init(&tb.lock, NULL); }
 
 /* ---- what the core offers the plugin ---- */
 
-static void core_block_event(const hipshadow_block_event *e)
+HS_HOT static void core_block_event(const hipshadow_block_event *e)
 {
     const uint64_t timed = hs_stat_clock();
     uint32_t stack = 0;
