@@ -36,7 +36,7 @@ void hs_record_start(hs_call_state *st)
         hs_call_time(st); /* no clock read on the copy path when nothing is logged */
 }
 
-HS_HOT void hs_record_copy_start(const hs_call *c, hs_call_state *st, bool paused)
+void hs_record_copy_start(const hs_call *c, hs_call_state *st, bool paused)
 {
     if (!hs_log_on())
         return;

@@ -169,7 +169,7 @@ static void rec_write(hs_page_map *m, uint32_t r, const hs_span *s)
         st(&rec->w[i], w[i]);
 }
 
-HS_HOT static uint32_t rec_take(hs_page_map *m)
+static uint32_t rec_take(hs_page_map *m)
 {
     if (m->free_recs) {
         uint32_t r = m->free_recs;
@@ -190,7 +190,7 @@ HS_HOT static uint32_t rec_take(hs_page_map *m)
     return r;
 }
 
-HS_HOT static void rec_give(hs_page_map *m, uint32_t r)
+static void rec_give(hs_page_map *m, uint32_t r)
 {
     st(&rec_at(m, r)->w[0], m->free_recs);
     m->free_recs = r;

@@ -90,7 +90,7 @@ bool hs_mem_kind_is_host(uint32_t kind)
 }
 
 /* Under sh.lock: a span the map dropped (replaced by a newer one over it, or evicted). */
-HS_HOT static void forget(const hs_span *old, void *arg)
+static void forget(const hs_span *old, void *arg)
 {
     (void)arg;
     if (old->kind & FREED) {
@@ -118,7 +118,7 @@ static void replaced_by_allocation(const hs_span *old, void *arg)
 
 /* Under sh.lock: the oldest quarantined span leaves the map, unless it is gone already (a newer
  * allocation replaced it) or came back to life (hs_shadow_restore). */
-HS_HOT static void evict_oldest(void)
+static void evict_oldest(void)
 {
     quarantined *q = &sh.fifo[sh.fifo_head];
     hs_span s;
