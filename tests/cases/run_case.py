@@ -499,6 +499,16 @@ CASES = {
                                 "race.other.access": "write", "race.this.kernel": "scale", "race.bytes": 256,
                                 "alloc.id": 3}},
         exit=0),
+    # The same with the kernel's words remembered from a clean launch before (launch_memo): the
+    # memo answers the arguments (at the fast path, then at the full path it hands over to: two
+    # answers), the race is still searched for and found.
+    "race_pool_copy_then_known_kernel": dict(
+        program="stream_race", args=["pool-copy-known-kernel"], options="stats=1",
+        stderr_has=["launch_memo=2 "], kinds={"stream-race": 1},
+        fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",
+                                "race.other.access": "write", "race.this.kernel": "scale", "race.bytes": 256,
+                                "alloc.id": 3}},
+        exit=0),
     # Two kernels on two streams writing one buffer; and a launch whose ledger record was
     # overwritten (ledger_size=4) before the other stream's copy: its accesses were kept.
     "race_kernel_then_kernel": dict(

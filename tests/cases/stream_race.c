@@ -17,6 +17,8 @@
  *                      from the memo of recent launches, interior offsets included
  *   pool-copy-kernel   an async H2D into a sub-buffer of the pool on A; scale on B reads that
  *                      sub-buffer, nothing orders them (the race is still found)
+ *   pool-copy-known-kernel  the same scale on B made once before, clean and synchronised: the
+ *                      memo of recent launches answers its words, and the race is still found
  *   kernel-then-kernel scale on A writes out; scale on B writes out too, no event
  *   kernel-sync-kernel the same with hipStreamSynchronize(A) between (clean)
  *   kernels-then-copy  scale on A writes out, then 8 more scales on A write another buffer; an
@@ -70,6 +72,10 @@ int main(int argc, char **argv)
                 MUST(launch_scale(pool + N, pool + 2 * N, N, a));
             MUST(launch_scale(pool + 3 * N, pool + 4 * N, N, b));
         } else {
+            if (!strcmp(mode, "pool-copy-known-kernel")) { /* its facts remembered, nothing racing yet */
+                MUST(launch_scale(pool + 3 * N, pool + 2 * N, N, b));
+                MUST(hipDeviceSynchronize());
+            }
             MUST(hipMemcpyAsync(pool + 2 * N, pinned, sizeof host, hipMemcpyHostToDevice, a));
             MUST(launch_scale(pool + 3 * N, pool + 2 * N, N, b));
         }

@@ -49,7 +49,12 @@ HS_HOT bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
     f->stream_state = HS_STREAM_OK;
     if (!(st->stream = c->has_stream ? hs_stream_live(c->stream) : hs_stream_null()))
         return false; /* an invalid stream (the full path reports it), or one not modelled */
-    if (!hs_gather_launch_unsearched(c, st) || hs_check_launch(c, f, st->findings, HS_MAX_FINDINGS_PER_CALL))
+    /* Arguments the memo answered are live allocations outside blocks and regions, a launch is not
+     * sync-like (no capture rule, no pending copy) and the unsearched gather holds no access
+     * finding: the rules would find nothing, so they are not run. */
+    bool args_from_memo = false;
+    if (!hs_gather_launch_unsearched(c, st, &args_from_memo) ||
+        (!args_from_memo && hs_check_launch(c, f, st->findings, HS_MAX_FINDINGS_PER_CALL)))
         return false;
     if (HS_UNLIKELY(hs_stats_on)) {
         hs_stat_count(HS_STAT_launch); /* every launch, as the full path counts them */
