@@ -7,8 +7,9 @@ keep one access per stream) and its stacks are walked a few times, not at every 
 paths (allocations through one helper from four paths that differ only further out) walks a few
 times too (the stack cache keeps such stacks side by side); its arena (launches into one pool
 allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py compiles,
-answers --help and plans with --dry-run, and its per-token profile subtracts one sampled length from
-another as it should.
+answers --help and plans with --dry-run (--against another launcher too), says an A/B of two builds
+faster, slower or no different by the interval, and its per-token profile subtracts one sampled
+length from another as it should.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
 import re
@@ -119,13 +120,28 @@ if p.returncode != 0 or not p.stdout.startswith("paths "):
 elif not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_events paths: stack walks {m.group(1) if m else None} (want a few: paths that share an "
                     "entry evicted each other from the stack cache)")
-for extra in (["--help"], ["--dry-run"]):
+for extra in (["--help"], ["--dry-run"], ["--dry-run", "--together", "--against", launcher]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
         problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
 # The per-token profile: microseconds a token from two sampled lengths, loading subtracted.
 sys.path.insert(0, os.path.dirname(os.path.abspath(engines)))
 import bench_engines  # noqa: E402
+# --against: a pair's ratio is this build's speed over the other's; its verdict an AB line, no GOAL.
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
+for speeds, want in ((1.05, "faster"), (0.95, "slower"), (1.0, "no difference shown")):
+    w = argparse.Namespace(name="e")
+    base = [1.0 + 0.01 * (i % 3) for i in range(9)]
+    mine = [b / speeds for b in base]  # seconds a token: speed `speeds` times the other's
+    if speeds == 1.0:
+        mine = [b * (1.02 if i % 2 else 0.98) for i, b in enumerate(base)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bench_engines.said_ratios([w], {"e": (base, mine)}, argparse.Namespace(against="old/hipshadow", goal=0.97))
+    if f"AB e this build against old/hipshadow: {want}" not in out.getvalue() or "GOAL" in out.getvalue():
+        problems.append(f"bench_engines.py --against, speed x{speeds}: want '{want}', got {out.getvalue()!r}")
 
 
 def report(plain, shadow):

@@ -34,14 +34,18 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             --together (two GPUs): a pair's plain and hipshadow runs go at the same time, one on
             each GPU, each pinned to its own CPUs, GPU and CPUs swapped from one pair to the next:
             the machine's drift, which moves runs a minute apart by tens of percent, then moves
-            both sides of a pair alike
+            both sides of a pair alike.
+            --against LAUNCHER: an A/B of two builds, the first side of every pair run under
+            that other launcher instead of plain (same options, same placement), the ratio this
+            build's speed over that one's, and AB lines instead of GOAL: faster, slower, or no
+            difference shown by the 95% interval
 Partial results are printed as they come; everything runs against --budget seconds.
 
 Run from the repository root on a GPU machine, build/ (hipshadow, built with the CUDA front-end
 and the torch plugin) and vendor-device/ (the ggml tarball) carried:
   python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 9] [--best-of 1]
                                      [--ggml-variants default,races=0] [--torch-variants blocks,torch_blocks=0]
-                                     [--tokens 128] [--budget 480] [--together]
+                                     [--tokens 128] [--budget 480] [--together] [--against OLD_LAUNCHER]
   --dry-run    print the plan (what runs, in what order, the estimated seconds) and exit; needs
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
 Output lines (one per fact, grep-able):
@@ -51,10 +55,11 @@ Output lines (one per fact, grep-able):
             (hipshadow's own time per event of each kind, timed in the engine itself under stats=1,
             the runtime's own call left out: the per-event cost with the engine's caches, not a
             microbenchmark's)
-  PAIR <engine/variant> <i> plain <x> hipshadow <y> ratio <r>
+  PAIR <engine/variant> <i> plain|against <x> hipshadow <y> ratio <r>
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
+  AB <engine/variant> this build against <launcher>: faster|slower|no difference shown|no interval
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
   PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
@@ -200,12 +205,14 @@ class Workload:
 
     def start(self, tokens, preload, gpu, cpus):
         """One run on GPU `gpu` (CUDA_VISIBLE_DEVICES) pinned to `cpus`, started and not waited
-        for: finish() takes its result (--together)."""
+        for: finish() takes its result (--together).  preload: a path runs it under that launcher."""
         import run_gpu
         cmd = self.cmd(tokens, cpus)
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
         env.pop("HIPSHADOW_OPTIONS", None)
-        return subprocess.Popen(run_gpu.preloaded(cmd, self.options) if preload else cmd, stdout=subprocess.PIPE,
+        under = preload if isinstance(preload, str) else None
+        return subprocess.Popen(run_gpu.preloaded(cmd, self.options, under=under) if preload else cmd,
+                                stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
 
     def finish(self, proc, timeout):
@@ -441,9 +448,9 @@ def rounds(variants, n, side, tokens, args):
         # run: a process that a neighbour on the machine slowed down drops out of the pair
         p, shadow = None, {}
         for _ in range(args.best_of):
-            q, err = variants[0].run(tokens, False)
+            q, err = variants[0].run(tokens, args.against or False)
             if q is None:
-                print(f"NOTE {variants[0].name}: round {i + 1}: the plain run failed: {err}", flush=True)
+                print(f"NOTE {variants[0].name}: round {i + 1}: the {base_side(args)} run failed: {err}", flush=True)
                 continue
             p = q if p is None else min(p, q)
             for w in variants[: None if i < side else 1]:
@@ -464,10 +471,15 @@ def rounds(variants, n, side, tokens, args):
             s = shadow[w.name]
             got[w.name][0].append(p)
             got[w.name][1].append(s)
-            print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f}",
-                  flush=True)
+            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s "
+                  f"ratio {p / s:.3f}", flush=True)
     said_ratios(variants, got, args)
     return got
+
+
+def base_side(args):
+    """What each pair's first side is: the engine plain, or under the --against launcher."""
+    return "against" if args.against else "plain"
 
 
 def said_ratios(variants, got, args, how=""):
@@ -476,8 +488,14 @@ def said_ratios(variants, got, args, how=""):
         if r:
             ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
             print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-                  f"max {r['max']:.3f} ({r['n']} pairs{how}) {ci}", flush=True)
-            print(f"GOAL {w.name} median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
+                  f"max {r['max']:.3f} ({r['n']} pairs{how}{', against ' + args.against if args.against else ''}) "
+                  f"{ci}", flush=True)
+            if args.against:  # this build's speed over the other's: the goal is about plain
+                verdict = ("no interval" if not r["ci"] else "faster" if r["ci"][0] > 1 else "slower"
+                           if r["ci"][1] < 1 else "no difference shown")
+                print(f"AB {w.name} this build against {args.against}: {verdict}", flush=True)
+            else:
+                print(f"GOAL {w.name} median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
 
 
 def placement(i, cpu_sets):
@@ -505,10 +523,10 @@ def together_rounds(variants, n, side, tokens, args):
             pair += 1
             p = s = None
             for _ in range(args.best_of):
-                procs = (w.start(tokens, False, pg, pc), w.start(tokens, True, sg, sc))
+                procs = (w.start(tokens, args.against or False, pg, pc), w.start(tokens, True, sg, sc))
                 (q, qerr), (t, terr) = (w.finish(x, max(min(left(args), 300), 5)) for x in procs)
                 if q is None or t is None:
-                    print(f"NOTE {w.name}: round {i + 1}: {'plain' if q is None else 'hipshadow'} failed: "
+                    print(f"NOTE {w.name}: round {i + 1}: {base_side(args) if q is None else 'hipshadow'} failed: "
                           f"{qerr if q is None else terr}", flush=True)
                     continue
                 p, s = min(p or q, q), min(s or t, t)
@@ -516,8 +534,8 @@ def together_rounds(variants, n, side, tokens, args):
                 continue
             got[w.name][0].append(p)
             got[w.name][1].append(s)
-            print(f"PAIR {w.name} {i + 1} plain {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s ratio {p / s:.3f} "
-                  f"(together: plain on GPU {pg}, hipshadow on GPU {sg})", flush=True)
+            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s "
+                  f"ratio {p / s:.3f} (together: {base_side(args)} on GPU {pg}, hipshadow on GPU {sg})", flush=True)
     said_ratios(variants, got, args, ", together")
     return got
 
@@ -707,8 +725,14 @@ def main():
     ap.add_argument("--together", action="store_true",
                     help="run each pair's two sides at the same time on two GPUs (GPU and CPUs swapped from one pair "
                          "to the next; BENCH_CPUS and BENCH_CPUS_OTHER): the machine's drift moves both alike")
+    ap.add_argument("--against", metavar="LAUNCHER",
+                    help="an A/B of two builds: each pair's first side runs under this other hipshadow launcher (an "
+                         "older build's tools/hipshadow, or one given --lib of an older library) instead of plain, "
+                         "with the same options; the ratio is then this build's speed over that one's (AB lines)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
+    if args.against and not os.access(args.against, os.X_OK):
+        ap.error(f"--against: {args.against} is not an executable launcher")
     args.engines = [e for e in args.engines.split(",") if e]
     args.steps = [e for e in args.steps.split(",") if e]
     args.torch_variants = [v for v in args.torch_variants.split(",") if v]
@@ -773,7 +797,7 @@ def main():
         say(f"== {', '.join(w.name for w in variants)}: rounds")
         got = (together_rounds if args.together else rounds)(variants, args.pairs, args.side_pairs, args.tokens, args)
         for w in variants:
-            if per.get(w.name) is not None and got[w.name][0]:
+            if per.get(w.name) is not None and got[w.name][0] and not args.against:  # predicts against plain
                 predict(w, per[w.name], cost, *got[w.name])
     say("done")
     return 0

@@ -31,19 +31,21 @@ gpu_bin = os.environ.get("HS_GPU", "build/tests/gpu")
 failures = []
 
 
-def preloaded(cmd, options=(), findings=None):
-    """cmd under hipshadow --cuda with options (and HS_EXTRA_OPTIONS), findings written to `findings`."""
-    full = [launcher, "--cuda"] + (["--findings", findings] if findings else [])
+def preloaded(cmd, options=(), findings=None, under=None):
+    """cmd under hipshadow --cuda (the launcher `under`, else HS_LAUNCHER's) with options (and
+    HS_EXTRA_OPTIONS), findings written to `findings`."""
+    full = [under or launcher, "--cuda"] + (["--findings", findings] if findings else [])
     for o in list(options) + [o for o in os.environ.get("HS_EXTRA_OPTIONS", "").split(":") if o]:
         full += ["--option", o]
     return full + ["--"] + cmd
 
 
 def run(cmd, preload=True, options=(), env_extra=None, timeout=600):
-    """Runs cmd (under hipshadow --cuda when preload); returns (proc, findings by kind, records)."""
+    """Runs cmd (under hipshadow --cuda when preload; a path: under that launcher); returns (proc,
+    findings by kind, records)."""
     with tempfile.TemporaryDirectory() as tmp:
         findings = os.path.join(tmp, "f.%p.json")
-        full = preloaded(cmd, options, findings) if preload else cmd
+        full = preloaded(cmd, options, findings, preload if isinstance(preload, str) else None) if preload else cmd
         env = dict(os.environ, **(env_extra or {}))
         env.pop("HIPSHADOW_OPTIONS", None)
         proc = subprocess.run(full, capture_output=True, text=True, env=env, timeout=timeout)
