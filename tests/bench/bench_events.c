@@ -10,7 +10,8 @@
  * (BENCH_NONBLOCKING=1: on a non-blocking stream, which turns stream-race tracking on)
  * and, only when KINDS names it:
  *   arena   hipModuleLaunchKernel of `scale` with two interior pointers of one 64 MiB allocation,
- *           at offsets that move through 32 tensors, a stream sync every 64 launches, and before
+ *           at offsets that move through 32 tensors (BENCH_ARENA_TENSORS=N: N, up to 1,000; an
+ *           engine's token makes a few hundred distinct launches), a stream sync every 64 launches, and before
  *           each 64 an async H2D of the inputs into the arena on a second stream, synchronised
  *           (an engine's graph over its pool arena, its inputs set through another stream: ggml);
  *           with BENCH_NONBLOCKING=1, what stream-race tracking costs when every launch touches
@@ -192,6 +193,12 @@ int main(int argc, char **argv)
         char tokens[1024] = {0};
         int cold = strstr(kinds, "cold") != NULL || strstr(kinds, "tlb") != NULL, tlb = strstr(kinds, "tlb") != NULL;
         int d2d = strstr(kinds, "d2d") != NULL;
+        const char *tensors_env = getenv("BENCH_ARENA_TENSORS");
+        size_t tensors = tensors_env ? strtoul(tensors_env, NULL, 10) : 32, tensor_bytes = (32u << 20) / 1000;
+        if (tensors < 1 || tensors > 1000)
+            return fprintf(stderr, "bench_events: BENCH_ARENA_TENSORS=%s: want 1 to 1000\n", tensors_env), 2;
+        if (tensors <= 32)
+            tensor_bytes = 1 << 20;
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
             if (cold)
@@ -202,8 +209,8 @@ int main(int argc, char **argv)
                 hipMemcpyAsync(arena, tokens, sizeof tokens, hipMemcpyHostToDevice, inputs);
                 hipStreamSynchronize(inputs);
             }
-            a_out = (float *)(arena + (((size_t)c % 32) + 1) * (1 << 20));
-            a_in = (float *)(arena + (((size_t)c + 7) % 32) * (1 << 20) + 256);
+            a_out = (float *)(arena + ((size_t)c % tensors + 1) * tensor_bytes);
+            a_in = (float *)(arena + ((size_t)c + 7) % tensors * tensor_bytes + 256);
             hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, a_params, NULL);
             if (d2d)
                 hipMemcpyAsync(arena + (33 << 20) + ((size_t)c % 32) * 1024, a_out, 1024, hipMemcpyDeviceToDevice, s);

@@ -1,7 +1,11 @@
 /* The argument facts of recent launches, per thread (see arg_memo.h).
  *
- * A table of 1024 entries per launching thread, direct-mapped by a hash of the kernel and its
- * words, mapped at the thread's first launch (no malloc) and never shared, so nothing is locked.
+ * A table of 1024 entries per launching thread, in sets of two chosen by a hash of the kernel and
+ * its words, mapped at the thread's first launch (no malloc) and never shared, so nothing is
+ * locked.  Two ways, because an engine's token makes a few hundred distinct launches: one way
+ * each, a few dozen of them share a slot with another and the two evict each other at every
+ * token; two ways keep such pairs.  A new entry takes the first way and moves the one there, if
+ * it is of the map's current version, to the second.
  * An entry holds its key whole and is used only when every word matches and the shadow map's
  * version is the one its lookups were made at; the map's writers change that version at every
  * insert, free and removal (a seqlock's counter), so an entry never outlives what it says.  Each
@@ -16,7 +20,7 @@
 
 #include <sys/mman.h>
 
-enum { MEMO_BITS = 10, MEMO_ENTRIES = 1 << MEMO_BITS };
+enum { MEMO_BITS = 10, MEMO_ENTRIES = 1 << MEMO_BITS, MEMO_WAYS = 2 };
 
 /* What a lookup found for one argument; its word gives the rest (index, value, how, access).
  * Only live allocations outside PyTorch blocks and NVTX regions are kept. */
@@ -60,13 +64,15 @@ static memo_entry *entries(void)
     return table;
 }
 
-static memo_entry *slot_of(memo_entry *t, const hs_arg_key *key)
+/* The key's set: MEMO_WAYS entries side by side. */
+static memo_entry *set_of(memo_entry *t, const hs_arg_key *key)
 {
     const uint64_t mul = 0x9e3779b97f4a7c15ull;
     uint64_t h = (uint64_t)(uintptr_t)key->kernel * mul;
     for (int i = 0; i < key->n; i++)
         h = (h ^ key->w[i].value ^ ((uint64_t)key->w[i].index << 48)) * mul;
-    return &t[h >> (64 - MEMO_BITS)];
+    _Static_assert(MEMO_ENTRIES % MEMO_WAYS == 0 && (MEMO_WAYS & (MEMO_WAYS - 1)) == 0, "whole sets of two");
+    return &t[(h >> (64 - MEMO_BITS)) & ~(uint64_t)(MEMO_WAYS - 1)];
 }
 
 static bool same_word(const hs_arg_word *a, const hs_arg_word *b)
@@ -83,14 +89,21 @@ HS_HOT bool hs_arg_memo_usable(hs_arg_key *key)
     return !(key->version & 1) && !(key->version & (1ull << 32)) && entries(); /* no writer active */
 }
 
-HS_HOT bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
+static bool holds(memo_entry *e, const hs_arg_key *key)
 {
-    memo_entry *e = slot_of(table, key);
     if (e->kernel != key->kernel || e->version != key->version || e->n_words != key->n)
         return false;
     for (int i = 0; i < key->n; i++)
         if (!same_word(word_at(e, i), &key->w[i]))
             return false;
+    return true;
+}
+
+HS_HOT bool hs_arg_memo_find(const hs_arg_key *key, hs_facts *f)
+{
+    memo_entry *e = set_of(table, key);
+    if (!holds(e, key) && !holds(++e, key))
+        return false;
     f->n_args = e->n_args;
     for (int i = 0; i < e->n_args; i++) {
         const memo_arg *m = arg_at(e, i);
@@ -127,7 +140,10 @@ HS_HOT void hs_arg_memo_keep(const hs_arg_key *key, const hs_facts *f)
             return;
         word_of[i] = (uint8_t)j++;
     }
-    memo_entry *e = slot_of(table, key);
+    memo_entry *e = set_of(table, key);
+    _Static_assert(MEMO_WAYS == 2, "the first way's entry moves to the second");
+    if (e->kernel && e->version == key->version)
+        e[1] = e[0]; /* still good: it becomes the older of the two (one of an older version is dropped) */
     e->kernel = key->kernel;
     e->version = key->version;
     e->n_words = key->n;
