@@ -6,7 +6,8 @@ FUNCTIONS: the wrappers and core functions of a clean launch, copy and sync, com
 their code must lie within MAX_SHARE of the library's text (unmarked, the linker spreads them
 over 80-90% of it; marked, they sit in .text.hot: 8% of it, 11% in a sanitizer build,
 whose code is instrumented and not link-time optimised).  FLAGS: variables read
-at every call, which must all lie in the .hs_hot_data section, itself within one page.
+at every call, which must all lie in the .hs_hot_data section, itself within one page (the
+libraries' link starts it on a page: src/core/process/hot_data.ld).
 A name may carry the compiler's suffixes (.lto_priv.0, .constprop.0); a name missing from the
 symbol table (inlined everywhere) fails the check, so the list stays true to the code."""
 import re

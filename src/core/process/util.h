@@ -18,7 +18,8 @@
  * tests/check_hot_placement.py keeps it so. */
 #define HS_HOT __attribute__((hot))
 /* The small state that code reads at every launch (flags, options, the real functions): kept
- * together in a few lines of one page, not a page each among the library's large tables. */
+ * together in a few lines of one page (its section starts a page: process/hot_data.ld), not a
+ * page each among the library's large tables. */
 #define HS_HOT_DATA __attribute__((section(".hs_hot_data")))
 
 uint64_t hs_now_ns(void);              /* CLOCK_REALTIME, for records that are compared across processes */
