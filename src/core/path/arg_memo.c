@@ -20,7 +20,7 @@
 
 #include <sys/mman.h>
 
-enum { MEMO_BITS = 10, MEMO_ENTRIES = 1 << MEMO_BITS, MEMO_WAYS = 2 };
+enum { MEMO_BITS = 10, MEMO_ENTRIES = 1 << MEMO_BITS }; /* in sets of two side by side */
 
 /* What a lookup found for one argument; its word gives the rest (index, value, how, access).
  * Only live allocations outside PyTorch blocks and NVTX regions are kept. */
@@ -64,15 +64,14 @@ static memo_entry *entries(void)
     return table;
 }
 
-/* The key's set: MEMO_WAYS entries side by side. */
+/* The key's set: its two entries. */
 static memo_entry *set_of(memo_entry *t, const hs_arg_key *key)
 {
     const uint64_t mul = 0x9e3779b97f4a7c15ull;
     uint64_t h = (uint64_t)(uintptr_t)key->kernel * mul;
     for (int i = 0; i < key->n; i++)
         h = (h ^ key->w[i].value ^ ((uint64_t)key->w[i].index << 48)) * mul;
-    _Static_assert(MEMO_ENTRIES % MEMO_WAYS == 0 && (MEMO_WAYS & (MEMO_WAYS - 1)) == 0, "whole sets of two");
-    return &t[(h >> (64 - MEMO_BITS)) & ~(uint64_t)(MEMO_WAYS - 1)];
+    return &t[(h >> (64 - MEMO_BITS)) & ~(uint64_t)1];
 }
 
 static bool same_word(const hs_arg_word *a, const hs_arg_word *b)
@@ -141,7 +140,6 @@ HS_HOT void hs_arg_memo_keep(const hs_arg_key *key, const hs_facts *f)
         word_of[i] = (uint8_t)j++;
     }
     memo_entry *e = set_of(table, key);
-    _Static_assert(MEMO_WAYS == 2, "the first way's entry moves to the second");
     if (e->kernel && e->version == key->version)
         e[1] = e[0]; /* still good: it becomes the older of the two (one of an older version is dropped) */
     e->kernel = key->kernel;
