@@ -27,7 +27,12 @@
  *   twice-asked        kernel-then-copy, then scale on A writes another buffer and an async D2H
  *                      of it on B: B asks for A's launches twice, and the second race is found too
  *   copies-then-kernel an async D2H of out on B, then 300 async D2H of another buffer on B (more
- *                      than a stream's waiting copies hold); scale on A overwrites out */
+ *                      than a stream's waiting copies hold); scale on A overwrites out
+ *   d2d-then-kernel    an async D2D of in into out on A (the fast path's: nothing else is in
+ *                      flight); scale on B overwrites out, no event
+ *   d2d-sync-kernel    the same with hipStreamSynchronize(A) between (clean)
+ *   kernel-then-d2d    scale on A reads in (and may write it); an async D2D of out into in on B,
+ *                      no event */
 #include "common.h"
 #include "sim_kernels.h"
 
@@ -127,6 +132,18 @@ int main(int argc, char **argv)
         MUST(hipDeviceSynchronize());
         MUST(hipHostFree(pinned));
         MUST(hipFree(other));
+    } else if (!strcmp(mode, "d2d-then-kernel") || !strcmp(mode, "d2d-sync-kernel")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(hipMemcpyAsync(out, in, sizeof host, hipMemcpyDeviceToDevice, a));
+        if (!strcmp(mode, "d2d-sync-kernel"))
+            MUST(hipStreamSynchronize(a));
+        MUST(launch_scale(out, in, N, b));
+        MUST(hipDeviceSynchronize());
+    } else if (!strcmp(mode, "kernel-then-d2d")) {
+        MUST(hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice));
+        MUST(launch_scale(out, in, N, a));
+        MUST(hipMemcpyAsync(in, out, sizeof host, hipMemcpyDeviceToDevice, b));
+        MUST(hipDeviceSynchronize());
     } else if (!strcmp(mode, "uninit-d2h")) {
         MUST(hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost));
     } else if (!strcmp(mode, "uninit-short")) {

@@ -1,5 +1,5 @@
 /* The one shape of every wrapper, shared by the front-ends: resolve (once), guard, describe,
- * check and decide, forward, record; a clean synchronous copy and a clean launch take their fast paths
+ * check and decide, forward, record; a clean copy and a clean launch take their fast paths
  * (fast_copy.h, fast_launch.h).  A front-end defines, before including this:
  *   real_<name>        the resolved real function (NULL when the runtime lacks it)
  *   resolve_once, resolve_all
@@ -68,13 +68,16 @@
         uint64_t in_runtime_ = 0;                                                                                      \
         if (quick_.op == HS_OP_COPY) {                                                                                 \
             const hs_copy_args a_ = HS_COPY_ARGS(quick_);                                                              \
-            if (hs_fast_copy_clean(&a_)) {                                                                             \
+            hs_fast_copy fc_;                                                                                          \
+            if (hs_fast_copy_clean(&a_, &fc_)) {                                                                       \
                 const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                  \
                 (void)call;                                                                                            \
+                if (fc_.accesses) /* their stack is captured once forwarded: cached by this call site */               \
+                    hs_stack_entry((uintptr_t)__builtin_frame_address(0) + sizeof(void *));                            \
                 ret_t r;                                                                                               \
                 HS_RUNTIME_CALL(r, real_##name args);                                                                  \
                 hs_own_forwarded(api_id, (int)r);                                                                      \
-                if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, (int)r))) {                                                 \
+                if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, &fc_, (int)r))) {                                           \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
                     int errno_ = errno;                                                                                \
                     r = (ret_t)hs_after_refused_fast(&refused_, 0, (int)r);                                            \

@@ -70,36 +70,51 @@ static call_accesses *mine(void)
 
 static bool tracked_kind(uint32_t kind) { return hs_mem_kind_is_device(kind) && kind != HS_MEM_MANAGED; }
 
-static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
+/* What every access of one call shares. */
+static void call_access(hs_access *a, uint64_t bytes, uintptr_t stream, uintptr_t caller, const hs_stream *s,
+                        uint16_t api, hs_op op)
 {
     memset(a, 0, sizeof *a);
     a->stamp = hs_order_stamp();
-    a->bytes = c->bytes;
-    a->stream = c->has_stream ? c->stream : 0;
-    a->caller = c->caller;
-    a->stream_index = st->stream ? st->stream->index : UINT32_MAX;
+    a->bytes = bytes;
+    a->stream = stream;
+    a->caller = caller;
+    a->stream_index = s ? s->index : UINT32_MAX;
     a->thread = hs_thread_id();
-    a->api = c->api;
-    a->op = (uint8_t)c->op;
+    a->api = api;
+    a->op = (uint8_t)op;
+}
+
+static void base_access(const hs_call *c, const hs_call_state *st, hs_access *a)
+{
+    call_access(a, c->bytes, c->has_stream ? c->stream : 0, c->caller, st->stream, c->api, c->op);
+}
+
+/* A copy's or memset's range [ptr, ptr + ext) of a live allocation, read or written. */
+HS_HOT static one *add_range(const hs_access *call, const hs_span *alloc, uintptr_t ptr, uint64_t ext, bool write)
+{
+    if (!tracked_kind(alloc->kind) || cur->n == MAX_ACCESSES)
+        return NULL;
+    uint64_t lo = ptr - alloc->base;
+    if (lo >= alloc->size || !ext)
+        return NULL;
+    one *o = &cur->v[cur->n++];
+    o->id = alloc->id;
+    o->base = alloc->base;
+    o->size = alloc->size;
+    o->a = *call;
+    o->a.lo = lo;
+    o->a.hi = ext > alloc->size - lo ? alloc->size : lo + ext;
+    o->a.write = write;
+    o->reads = !write;
+    return o;
 }
 
 HS_HOT static one *add_side(const hs_call *c, const hs_access *call, const hs_side *s, bool write)
 {
-    if (!s->ptr || s->where != HS_WHERE_LIVE || !tracked_kind(s->alloc.kind) || cur->n == MAX_ACCESSES)
+    if (!s->ptr || s->where != HS_WHERE_LIVE)
         return NULL;
-    uint64_t lo = s->ptr - s->alloc.base, ext = s->extent ? s->extent : c->bytes;
-    if (lo >= s->alloc.size || !ext)
-        return NULL;
-    one *o = &cur->v[cur->n++];
-    o->id = s->alloc.id;
-    o->base = s->alloc.base;
-    o->size = s->alloc.size;
-    o->a = *call;
-    o->a.lo = lo;
-    o->a.hi = ext > s->alloc.size - lo ? s->alloc.size : lo + ext;
-    o->a.write = write;
-    o->reads = !write;
-    return o;
+    return add_range(call, &s->alloc, s->ptr, s->extent ? s->extent : c->bytes, write);
 }
 
 /* An argument's access, into *o: its allocation as the launch's gather found it (note_arg), no
@@ -306,18 +321,11 @@ void hs_accesses_deferred(void)
         cur->n = 0;
 }
 
-HS_HOT void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
+/* The call's accesses cur->v[0..n), with its place in stream order (0: a synchronous call),
+ * remembered: a copy's or memset's wait on its stream s while only races need them (initcheck:
+ * every write at once). */
+HS_HOT static void remember(hs_stream *s, hs_op op, uint32_t stack, uint64_t seq)
 {
-    if (!st->facts.access || !cur)
-        return;
-    /* The earlier side of a race is reported with the stack its call had.  A copy's or memset's is
-     * captured here; a launch keeps its caller's address only, unless launch_stacks=1 captured
-     * the whole stack (a stack walk at every launch would cost more than the launch). */
-    if (!cur->built)
-        build(c, st); /* a deferrable launch that its ledger could not keep */
-    uint32_t stack = st->stack;
-    if (!stack && seq && c->op != HS_OP_LAUNCH && hs_access_races())
-        stack = hs_stack_capture();
     uint64_t ids[MAX_ACCESSES];
     const hs_access *all[MAX_ACCESSES];
     for (int i = 0; i < cur->n; i++) {
@@ -327,12 +335,48 @@ HS_HOT void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
         ids[i] = o->id;
         all[i] = &o->a;
     }
-    /* An asynchronous copy or memset waits too, while only races need it (initcheck: every
-     * write at once). */
-    bool waits = seq && c->op != HS_OP_LAUNCH && hs_access_races() && !hs_access_initcheck() &&
-                 hs_waiting_add(st->stream, ids, all, cur->n);
+    bool waits = seq && op != HS_OP_LAUNCH && hs_access_races() && !hs_access_initcheck() &&
+                 hs_waiting_add(s, ids, all, cur->n);
     hs_stat_count(waits ? HS_STAT_access_wait : HS_STAT_access_add);
     if (!waits)
         hs_access_add_all(ids, all, cur->n);
     cur->n = 0;
+}
+
+/* The earlier side of a race is reported with the stack its call had.  A copy's or memset's is
+ * captured when it is remembered; a launch keeps its caller's address only, unless
+ * launch_stacks=1 captured the whole stack (a stack walk at every launch would cost more than
+ * the launch). */
+static uint32_t copy_stack(uint32_t known, uint64_t seq)
+{
+    return !known && seq && hs_access_races() ? hs_stack_capture() : known;
+}
+
+HS_HOT void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
+{
+    if (!st->facts.access || !cur)
+        return;
+    if (!cur->built)
+        build(c, st); /* a deferrable launch that its ledger could not keep */
+    remember(st->stream, c->op, c->op == HS_OP_LAUNCH ? st->stack : copy_stack(st->stack, seq), seq);
+}
+
+/* ---- the fast path's async copy between device allocations (fast_copy.c) ---- */
+
+HS_HOT bool hs_accesses_copy_unsearched(const hs_stream *s)
+{
+    return !hs_access_initcheck() && !hs_ledger_others_deferred(s) && !hs_waiting_others(s) &&
+           !hs_access_may_race(s->index);
+}
+
+HS_HOT void hs_accesses_copy_forwarded(hs_stream *s, const hs_access_copy *x, uint64_t seq)
+{
+    if (!mine())
+        return;
+    hs_access call;
+    call_access(&call, x->bytes, x->stream, x->caller, s, x->api, HS_OP_COPY);
+    cur->n = 0;
+    add_range(&call, &x->dst, x->dst_ptr, x->bytes, true);
+    add_range(&call, &x->src, x->src_ptr, x->bytes, false);
+    remember(s, HS_OP_COPY, copy_stack(0, seq), seq);
 }

@@ -27,4 +27,19 @@ void hs_accesses_deferred(void);
  * deferred and still in flight. */
 void hs_accesses_add_overwritten(hs_stream *s, const hs_launch *l);
 
+/* An async copy between two live device allocations on stream s, as the fast path knows it. */
+typedef struct hs_access_copy {
+    uintptr_t dst_ptr, src_ptr, stream, caller;
+    uint64_t bytes;
+    uint16_t api;
+    hs_span dst, src; /* the allocations holding each range */
+} hs_access_copy;
+/* Whether the search of such a copy's accesses is sure to find nothing: nothing of another
+ * stream waits to go into the histories, every access remembered is s's own, and initcheck is
+ * off (no unwritten bytes to look for).  Then the fast path forwards the copy unsearched... */
+bool hs_accesses_copy_unsearched(const hs_stream *s);
+/* ...and remembers its accesses once it was forwarded (seq: its place in s's order), as
+ * hs_model_accesses would. */
+void hs_accesses_copy_forwarded(hs_stream *s, const hs_access_copy *x, uint64_t seq);
+
 #endif
