@@ -124,7 +124,7 @@ HS_HOT const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t
     return &lg->ring[lg->head];
 }
 
-bool hs_ledger_others_deferred(const hs_stream *me)
+HS_INLINE_HOT bool hs_ledger_others_deferred(const hs_stream *me)
 {
     if (!atomic_load_explicit(&streams_deferring, memory_order_relaxed))
         return false;

@@ -17,6 +17,9 @@
  * hipshadow's code instead of eighteen spread over the library (each a TLB miss, cold);
  * tests/check_hot_placement.py keeps it so. */
 #define HS_HOT __attribute__((hot))
+/* A small function of the launch path that more than one path calls: inlined into each (across
+ * files, by link-time optimisation) rather than called, as it was while it had one caller. */
+#define HS_INLINE_HOT __attribute__((hot, always_inline)) inline
 /* The small state that code reads at every launch (flags, options, the real functions): kept
  * together in a few lines of one page (its section starts a page: process/hot_data.ld), not a
  * page each among the library's large tables. */

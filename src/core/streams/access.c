@@ -149,7 +149,10 @@ static bool only_mine_anywhere(uint32_t me)
            (me < COUNTED_STREAMS && singles == atomic_load_explicit(&ac.single_of[me], memory_order_acquire));
 }
 
-bool hs_access_may_race(uint32_t stream_index) { return hs_access_races() && !only_mine_anywhere(stream_index); }
+HS_INLINE_HOT bool hs_access_may_race(uint32_t stream_index)
+{
+    return hs_access_races() && !only_mine_anywhere(stream_index);
+}
 
 static uint32_t exact_words(void) { return (ac.history + 63) / 64; }
 static void mark_exact(rec *r, uint32_t slot, bool exact)

@@ -316,7 +316,7 @@ hs_stream *hs_stream_get(uintptr_t handle)
     return live ? hs_stream_by_index((uint32_t)live->info.id) : NULL;
 }
 
-HS_HOT hs_stream *hs_stream_live(uintptr_t handle)
+HS_INLINE_HOT hs_stream *hs_stream_live(uintptr_t handle)
 {
     if (handle == 0 || (handle == st.legacy_handle && handle))
         return st.by_index[0];

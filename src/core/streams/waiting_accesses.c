@@ -72,7 +72,7 @@ bool hs_waiting_add(hs_stream *s, const uint64_t *ids, const hs_access *const *a
     return true;
 }
 
-bool hs_waiting_others(const hs_stream *me)
+HS_INLINE_HOT bool hs_waiting_others(const hs_stream *me)
 {
     if (!atomic_load_explicit(&streams_waiting, memory_order_relaxed))
         return false;
