@@ -73,7 +73,7 @@ else:
                         "fast path)")
     # each round's async copy counted once; it takes the fast path (fast_copy.c) but after each
     # round of inputs on the other stream, whose accesses the full path takes first
-    m = re.search(r"^hipshadow: STATS .*\bcopy=(\d+) copy_fast=(\d+)", p.stderr, re.M)
+    m = re.search(r"^hipshadow: STATS .*\bcopy=(\d+) .*\bcopy_async_fast=(\d+)", p.stderr, re.M)
     if not m or int(m.group(1)) + int(m.group(2)) < ARENA_CALLS or int(m.group(2)) < ARENA_CALLS * 0.9:
         problems.append(f"bench_events arena,d2d: copies {m.groups() if m else None} (want one async copy a round, "
                         "nine in ten or more on the fast path)")

@@ -522,14 +522,14 @@ CASES = {
     # wait there, and B's kernel that overwrites its destination still races with it.  Then the
     # same with A synchronised between (clean), and the D2D second, on B, after A's kernel.
     "race_d2d_then_kernel": dict(
-        program="stream_race", args=["d2d-then-kernel"], options="stats=1", stderr_has=[" copy_fast=1 "],
+        program="stream_race", args=["d2d-then-kernel"], options="stats=1", stderr_has=[" copy_async_fast=1 "],
         kinds={"stream-race": 1},
         fields={"stream-race": {"severity": "warning", "api": "hipModuleLaunchKernel", "race.other.api": "hipMemcpyAsync",
                                 "race.other.access": "write", "race.this.kernel": "scale", "race.bytes": 256,
                                 "alloc.id": 2}},
         exit=0),
     "race_d2d_sync_kernel_clean": dict(program="stream_race", args=["d2d-sync-kernel"], options="stats=1",
-                                       stderr_has=[" copy_fast=1 "], kinds={}, exit=0),
+                                       stderr_has=[" copy_async_fast=1 "], kinds={}, exit=0),
     "race_kernel_then_d2d": dict(
         program="stream_race", args=["kernel-then-d2d"], kinds={"stream-race": 1},
         fields={"stream-race": {"api": "hipMemcpyAsync", "race.other.api": "hipModuleLaunchKernel",

@@ -89,12 +89,12 @@ T0 = time.monotonic()
 
 STATS = re.compile(r"^hipshadow: STATS (.*)$", re.M)
 # hipshadow's STATS kinds, and which per-event cost stands for each (None: not measured alone)
-COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "memset": "launch",
+COST_OF = {"launch": "launch", "copy": "copy_async", "copy_fast": "copy_fast", "copy_async_fast": "copy_async", "memset": "launch",
            "alloc": "alloc", "free": "free", "sync": "sync", "event": "sync", "stream": None, "other": None,
            "own_save": None, "own_query": None, "stack_walk": None, "launch_word": None, "maps_change": None, "maps_read": None, "block_alloc": "block", "block_free_requested": "block",
            "block_free_completed": "block", "block_segment": "block", "block_other": "block"}
 # stats=1's time kinds: hipshadow's own ns in calls of a kind, and the counts they are per
-TIME_OF = {"launch_ns": ("launch",), "copy_ns": ("copy", "copy_fast", "memset"),
+TIME_OF = {"launch_ns": ("launch",), "copy_ns": ("copy", "copy_fast", "copy_async_fast", "memset"),
            "block_ns": ("block_alloc", "block_free_requested", "block_free_completed", "block_segment", "block_other"),
            "other_ns": ("alloc", "free", "sync", "event", "stream", "other")}
 

@@ -121,7 +121,7 @@ HS_HOT bool hs_fast_copy_done(uint16_t api, hs_fast_copy *fc, int result)
     if (HS_UNLIKELY(hs_layer_of(api)->is_failure(result)))
         return false;
     hs_gpu_faults_after_success();
-    hs_stat_count(HS_STAT_copy_fast);
+    hs_stat_count(fc->stream ? HS_STAT_copy_async_fast : HS_STAT_copy_fast);
     if (fc->stream) {
         if (result != 0)
             return true; /* not a "not ready" answer (copies give none): as the full path, no model */

@@ -14,7 +14,7 @@
 // clang-format off
 #define HS_STAT_KINDS(X)                                                                                     \
     X(launch) X(launch_fast) X(copy) X(copy_fast) X(memset) X(alloc) X(free) X(sync) X(event) X(stream)       \
-    X(other) X(launch_memo)                                                                                   \
+    X(other) X(launch_memo) X(copy_async_fast)                                                                \
     X(own_save) X(own_query) X(stack_walk) X(launch_word) X(maps_change) X(maps_read)                         \
     X(block_alloc) X(block_free_requested) X(block_free_completed) X(block_segment) X(block_other)            \
     X(access_add) X(access_wait) X(access_late_asked) X(access_late_full)                                   \
