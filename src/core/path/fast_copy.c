@@ -124,7 +124,7 @@ HS_HOT bool hs_fast_copy_done(uint16_t api, hs_fast_copy *fc, int result)
     hs_stat_count(fc->stream ? HS_STAT_copy_async_fast : HS_STAT_copy_fast);
     if (fc->stream) {
         if (result != 0)
-            return true; /* not a "not ready" answer (copies give none): as the full path, no model */
+            return true; /* a success other than 0 ("not ready"; copies give none): no model, as on the full path */
         hs_order_append(fc->stream, &fc->op); /* pending on its stream until it is synchronised */
         if (fc->accesses)
             hs_accesses_copy_forwarded(fc->stream, &fc->where, fc->op.seq);
