@@ -302,13 +302,19 @@ HS_HOT static bool gather(const hs_call *c, hs_call_state *st, bool search)
 }
 
 HS_HOT void hs_gather_accesses(const hs_call *c, hs_call_state *st) { gather(c, st, true); }
+/* Nothing of another stream's waits to go into the histories, and every access remembered is
+ * s's own: a search of the histories from s would find nothing. */
+HS_INLINE_HOT static bool nothing_to_search(const hs_stream *s)
+{
+    return !hs_ledger_others_deferred(s) && !hs_waiting_others(s) && !hs_access_may_race(s->index);
+}
+
 /* gather's most common answer, in a few lines of its own: a launch whose accesses wait in its
  * ledger record, with nothing of another stream's to add first and no history to search. */
 HS_HOT bool hs_gather_accesses_unsearched(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
-    if (HS_LIKELY(cur) && c->op == HS_OP_LAUNCH && st->facts.n_args && s && deferrable(c) &&
-        !hs_ledger_others_deferred(s) && !hs_waiting_others(s) && !hs_access_may_race(s->index)) {
+    if (HS_LIKELY(cur) && c->op == HS_OP_LAUNCH && st->facts.n_args && s && deferrable(c) && nothing_to_search(s)) {
         cur->n = 0;
         cur->built = false;
         cur->defer = true;
@@ -378,11 +384,7 @@ HS_HOT void hs_model_accesses(const hs_call *c, hs_call_state *st, uint64_t seq)
 
 /* ---- the fast path's async copy between device allocations (fast_copy.c) ---- */
 
-HS_HOT bool hs_accesses_copy_unsearched(const hs_stream *s)
-{
-    return !hs_access_initcheck() && !hs_ledger_others_deferred(s) && !hs_waiting_others(s) &&
-           !hs_access_may_race(s->index);
-}
+HS_HOT bool hs_accesses_copy_unsearched(const hs_stream *s) { return !hs_access_initcheck() && nothing_to_search(s); }
 
 HS_HOT void hs_accesses_copy_forwarded(hs_stream *s, const hs_access_copy *x, uint64_t seq)
 {

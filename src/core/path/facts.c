@@ -199,14 +199,18 @@ static uintptr_t any_capturing_stream(void)
     return 0;
 }
 
+HS_HOT hs_pending_op hs_pending_of(uint16_t api, uint64_t bytes, int dir)
+{
+    return (hs_pending_op){.stamp = hs_order_stamp(), /* for "pending since" in a report: no clock read per copy */
+                           .thread = hs_thread_id(),
+                           .api = api,
+                           .bytes = bytes,
+                           .dir = (uint8_t)dir};
+}
+
 static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op *op)
 {
-    memset(op, 0, sizeof *op);
-    op->stamp = hs_order_stamp(); /* for "pending since" in a report: no clock read per copy */
-    op->thread = hs_thread_id();
-    op->api = c->api;
-    op->bytes = c->bytes;
-    op->dir = (uint8_t)f->dir;
+    *op = hs_pending_of(c->api, c->bytes, f->dir);
     const hs_side *sides[2] = {&f->dst, &f->src};
     for (int i = 0; i < 2; i++) {
         const hs_side *s = sides[i];

@@ -24,6 +24,9 @@ void hs_gather_launch(const hs_call *c, hs_call_state *st);
  * the histories, which is then left to the full path (hs_gather_accesses_unsearched).
  * *args_from_memo: the memo of recent launches answered every argument (arg_memo.h). */
 bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st, bool *args_from_memo);
+/* An async copy or memset about to become pending on its stream: what every one records (the
+ * caller adds its allocations and host range). */
+hs_pending_op hs_pending_of(uint16_t api, uint64_t bytes, int dir);
 /* After a failed call: is the failure a sticky fault of asynchronous work? */
 void hs_gather_result(const hs_call *c, hs_call_state *st, int result);
 /* The runtime failed a copy or memset: learn what the fast path skipped (ask the runtime about

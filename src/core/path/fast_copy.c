@@ -14,6 +14,7 @@
 #include "torch/torch_bridge.h"
 #include "rules/check.h"
 #include "path/core.h"
+#include "path/facts.h"
 #include "kernels/fallback.h"
 #include "runtime/frontend.h"
 #include "path/gpu_faults.h"
@@ -24,7 +25,6 @@
 #include "kernels/redzones.h"
 #include "shadow/regions.h"
 #include "shadow/shadow.h"
-#include "process/util.h"
 #include "shadow/vmm.h"
 
 /* What describe_side and probe_host (facts.c) would find for one side, from the briefs; false
@@ -83,12 +83,9 @@ static bool async_device_copy_clean(const hs_copy_args *a, hs_fast_copy *fc)
     if (fc->accesses && !hs_accesses_copy_unsearched(s))
         return false; /* the full path searches the histories, and says what it finds */
     fc->stream = s;
-    fc->op = (hs_pending_op){.stamp = hs_order_stamp(),
-                             .thread = hs_thread_id(),
-                             .api = a->api,
-                             .bytes = a->bytes,
-                             .dir = (uint8_t)a->dir,
-                             .alloc_ids = {w->dst.id, w->src.id}};
+    fc->op = hs_pending_of(a->api, a->bytes, a->dir);
+    fc->op.alloc_ids[0] = w->dst.id;
+    fc->op.alloc_ids[1] = w->src.id;
     w->dst_ptr = a->dst;
     w->src_ptr = a->src;
     w->stream = a->has_stream ? a->stream : 0;
