@@ -1,14 +1,31 @@
 /* How many caching-allocator events per second the block state machine absorbs (blocks.c),
  * replaying a trace recorded from a real PyTorch workload (tests/unit/data, torch_trace=), and
  * what one lookup of the copy path costs once the blocks are there.  Prints figures; never a test.
- * Usage: bench_blocks TRACE [ROUNDS] */
+ * Usage: bench_blocks TRACE [ROUNDS] [cold]
+ *   cold: before each event, 48 KiB of straight-line code run and 64 KiB of data touched, about
+ *         what PyTorch's own work between two of its allocator's events does to the caches: the
+ *         event then starts with its code and data out of the first-level caches (run it under
+ *         callgrind's cache model; the churn's own time is in the figure) */
 #define _GNU_SOURCE
 #include "torch/blocks.h"
 #include "path/init.h"
 
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+static unsigned char churn_data[64 << 10];
+__attribute__((noinline)) static void churn(void)
+{
+    unsigned long x = 0, y = 0, z = 0, w = 0; /* four chains: the code's fetch, not its latency */
+    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
+                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w)); /* 48 KiB of code */
+    x += y + z + w;
+    for (size_t i = 0; i < sizeof churn_data; i += 64)
+        churn_data[i] += (unsigned char)x;
+}
 
 static double now(void)
 {
@@ -22,6 +39,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return 2;
     int rounds = argc > 2 ? atoi(argv[2]) : 20;
+    bool cold = argc > 3 && !strcmp(argv[3], "cold");
     hs_ensure_init();
     FILE *f = fopen(argv[1], "r");
     if (!f)
@@ -37,8 +55,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         hipshadow_block_event reset = {.action = HIPSHADOW_BLOCK_SEGMENT_FREE, .addr = 0, .size = UINT64_MAX};
         hs_blocks_event(&reset, 0, 1, 0);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (cold)
+                churn();
             hs_blocks_event(&ev[i], 0, 1, (uint64_t)i);
+        }
     }
     double t = now() - t0;
     printf("block events: %zu per round x %d rounds in %.3f s: %.2f M events/s, %.0f ns per event\n", n, rounds, t,

@@ -1,7 +1,8 @@
 /* PyTorch-like programs on the simulated CUDA runtime with tests/torchsim's fake caching
  * allocator (libc10_cuda.so), run under hipshadow --cuda with the plugin built against the fake
  * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE [N]
- * (churn N: N tokens of allocator traffic, timed) */
+ * (churn N: N tokens of allocator traffic, timed; generate N [cold]: N tokens of PyTorch's ops,
+ * each a tensor made, a kernel launched on it and the op before's tensor let go, timed) */
 #include "simcuda.h"
 
 #include <cuda.h>
@@ -33,6 +34,32 @@ static int launch_on(void *ptr)
     int rc = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
     cuCtxSynchronize();
     return rc;
+}
+
+/* An elementwise op as PyTorch launches it: its tensors' pointers in a struct passed by value. */
+typedef struct op_args {
+    void *data[3];
+    long n;
+} op_args;
+
+static void op(void **params)
+{
+    const op_args *a = params[0];
+    if (simcuda_device_range_ok(a->data[2], 1, 1))
+        *(char *)a->data[2] = 1;
+}
+
+/* cold: what PyTorch's own work between two of its ops does to the caches (48 KiB of code run
+ * and 64 KiB of data touched), as tests/bench/bench_events does between launches */
+static unsigned char churn_data[64 << 10];
+__attribute__((noinline)) static void churn(void)
+{
+    unsigned long x = 0, y = 0, z = 0, w = 0;
+    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
+                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w));
+    x += y + z + w;
+    for (size_t i = 0; i < sizeof churn_data; i += 64)
+        churn_data[i] += (unsigned char)x;
 }
 
 /* poke launched on stream s, not waited for. */
@@ -77,6 +104,17 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "kernel")) {
         fake_torch_free(t);
         rc = launch_on(t);
+    } else if (!strcmp(c, "kernel-known")) {
+        /* one kernel launched on the live tensor first: the second launch, on the freed block,
+         * is one of a kernel seen before (the fast path's) */
+        CUfunction f = simcuda_function_from_host(poke);
+        size_t sizes[] = {sizeof(CUdeviceptr)};
+        simcuda_function_set_param_sizes(f, 1, sizes);
+        void *params[] = {&t};
+        rc = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+        fake_torch_free(t);
+        rc |= cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+        rc |= cuCtxSynchronize();
     } else if (!strncmp(c, "neighbour-", 10)) {
         /* A kernel on one tensor (stream a) and a copy on another stream (b), nothing ordering
          * them: "neighbour-other" copies the tensor next to it in the segment (clean: the kernel's
@@ -126,6 +164,36 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
         printf("block event %.1f ns\n", ns / ((double)tokens * PER_TOKEN * 3));
+    } else if (!strcmp(c, "generate")) {
+        /* GPT-2's ops a token (271 launches, 328 tensors): each op makes a tensor, launches a
+         * kernel on it, the tensor before it and a weight, and lets the tensor before go; every
+         * fifth op makes and lets go a temporary too.  Prints the mean ns per op. */
+        int tokens = argc > 2 ? atoi(argv[2]) : 200;
+        int cold = argc > 3 && !strcmp(argv[3], "cold");
+        enum { OPS = 271 };
+        CUfunction f = simcuda_function_from_host(op);
+        size_t sizes[] = {sizeof(op_args)};
+        simcuda_function_set_param_sizes(f, 1, sizes);
+        void *weight = fake_torch_alloc(1 << 20), *prev = fake_torch_alloc(4096);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int k = 0; k < tokens; k++)
+            for (int i = 0; i < OPS; i++) {
+                if (cold)
+                    churn();
+                void *out = fake_torch_alloc(512u << (i % 5)), *tmp = i % 5 ? NULL : fake_torch_alloc(2048);
+                op_args a = {{prev, weight, out}, 64};
+                void *params[] = {&a};
+                rc |= cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+                if (tmp)
+                    fake_torch_free(tmp);
+                fake_torch_free(prev);
+                prev = out;
+            }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rc |= cuCtxSynchronize();
+        double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+        printf("op %.1f ns\n", ns / ((double)tokens * OPS));
     } else {
         return 2;
     }
