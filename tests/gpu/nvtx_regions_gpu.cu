@@ -1,5 +1,5 @@
 // tests/nvtx/nvtx_regions.c built by nvcc for a real GPU, with a kernel of its own for the
-// kernel_freed scenario (run_nvtx_case.py gpu ...: see tests/gpu/meson.build).
+// kernel_freed scenarios (run_nvtx_case.py gpu ...: see tests/gpu/meson.build).
 #define NVTX_CASE_CUDA 1
 #define NVTX_CASE_KERNEL 1
 #include <cuda_runtime.h>

@@ -20,6 +20,8 @@
  *                    thread's (nothing)
  *   kernel_freed     a kernel launched with a pointer into unregistered region A
  *                    (kernel-use-after-free; HIP simulator and nvcc builds only, else exit 77)
+ *   kernel_freed_known  the same kernel launched into A while it is registered (nothing), then
+ *                    once it is unregistered: a launch of a kernel seen before (the fast path's)
  * Prints "nvtx: tool attached" when NVTX found a tool (the heap's handle is not NULL). */
 #include <nvtx3/nvToolsExtMem.h>
 
@@ -331,17 +333,34 @@ static int kernel_freed(void)
 #endif
 }
 
+static int kernel_freed_known(void)
+{
+#if defined(NVTX_CASE_CUDA) && !defined(NVTX_CASE_KERNEL)
+    return 77;
+#else
+    TRY((gpu_error)launch_poke((int *)A, 7));
+    TRY(gpu_sync());
+    return kernel_freed();
+#endif
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*run)(void);
     } scenarios[] = {
-        {"clean", clean},           {"overrun", overrun},
-        {"resize", resize},         {"unregister", unregister},
-        {"heap_reset", heap_reset}, {"heap_unregister", heap_unregister},
-        {"named", named},           {"read_only", read_only},
-        {"no_access", no_access},   {"kernel_freed", kernel_freed},
+        {"clean", clean},
+        {"overrun", overrun},
+        {"resize", resize},
+        {"unregister", unregister},
+        {"heap_reset", heap_reset},
+        {"heap_unregister", heap_unregister},
+        {"named", named},
+        {"read_only", read_only},
+        {"no_access", no_access},
+        {"kernel_freed", kernel_freed},
+        {"kernel_freed_known", kernel_freed_known},
     };
     int devices = 0;
     if (gpu_device_count(&devices) != gpu_success || devices == 0)

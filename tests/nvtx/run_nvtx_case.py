@@ -69,6 +69,10 @@ CASES = {
         fields={"kernel-use-after-free": {"severity": "error", "alloc.offset": 0, "kernels.0.args.0.how": "exact"}},
         stderr=["is launched with a pointer into a freed region", "argument 0 = 0x", "lies in region #1 [0x",
                 "which nvtxMemRegionsUnregister freed", "Region #1 freed by thread T", "in release_tensor"]),
+    "kernel_freed_known": dict(
+        kinds={"kernel-use-after-free": 1},
+        fields={"kernel-use-after-free": {"severity": "error", "alloc.offset": 0, "kernels.0.args.0.how": "exact"}},
+        stderr=["is launched with a pointer into a freed region", "which nvtxMemRegionsUnregister freed"]),
     # Another tool has NVTX: said once by the launcher, and hipshadow sees no region (no finding).
     "elsewhere": dict(
         scenario="overrun", kinds={}, env={"NVTX_INJECTION64_PATH": "/nonexistent/libother-nvtx-tool.so"},

@@ -72,6 +72,10 @@ case("initcheck=1: a block handed out again and written first", [program, "reuse
 case("a kernel on a freed tensor's old pointer", [program, "kernel"], {"kernel-use-after-free": 1},
      options=["mode=block"], fields={"kernel-use-after-free": {"severity": "error", "block.state": "freed"}},
      err_has=["is launched with a pointer into a freed " + BLOCK])
+case("a kernel seen before (its fast path) on a freed tensor's old pointer", [program, "kernel-known"],
+     {"kernel-use-after-free": 1}, options=["mode=block"],
+     fields={"kernel-use-after-free": {"severity": "error", "block.state": "freed"}},
+     err_has=["is launched with a pointer into a freed " + BLOCK])
 case("a kernel on a tensor and a copy of the same tensor on another stream, unordered", [program, "neighbour-same"],
      {"stream-race": 1})
 case("a kernel on a tensor and a copy of the next tensor in its segment: its access ends at its block",

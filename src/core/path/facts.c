@@ -427,19 +427,17 @@ HS_HOT static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_
     return true;
 }
 
-/* A launch's words, as the memo of recent launches has them or looked up; true when the memo
- * answered them (it keeps only live allocations outside blocks and regions). */
-HS_HOT static bool gather_args(const hs_call *c, hs_call_state *st)
+/* A launch's words, as the memo of recent launches has them or looked up. */
+HS_HOT static void gather_args(const hs_call *c, hs_call_state *st)
 {
     const hs_kernel_info *k = hs_kernel_info_of(c);
     unsigned examined = 0;
     hs_arg_key key; /* its words are written as found: no clearing */
     key.kernel = c->kernel;
     key.n = 0;
-    bool memo = hs_arg_memo_usable(&key) && walk_args(c, k, st, &key, &examined), answered = false;
+    bool memo = hs_arg_memo_usable(&key) && walk_args(c, k, st, &key, &examined);
     if (memo) {
-        answered = hs_arg_memo_find(&key, &st->facts);
-        if (!answered) {
+        if (!hs_arg_memo_find(&key, &st->facts)) {
             for (int i = 0; i < key.n; i++)
                 word(st, NULL, &key.w[i]);
             hs_arg_memo_keep(&key, &st->facts);
@@ -449,7 +447,6 @@ HS_HOT static bool gather_args(const hs_call *c, hs_call_state *st)
         walk_args(c, k, st, NULL, &examined);
     }
     hs_stat_add(HS_STAT_launch_word, examined);
-    return answered;
 }
 
 HS_HOT void hs_gather_launch(const hs_call *c, hs_call_state *st)
@@ -460,10 +457,10 @@ HS_HOT void hs_gather_launch(const hs_call *c, hs_call_state *st)
         hs_gather_accesses(c, st);
 }
 
-HS_HOT bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st, bool *args_from_memo)
+HS_HOT bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
 {
     gather_stream_work(c, st);
-    *args_from_memo = gather_args(c, st);
+    gather_args(c, st);
     return !hs_access_tracking() || hs_gather_accesses_unsearched(c, st);
 }
 

@@ -21,9 +21,8 @@ void hs_gather_free(const hs_call *c, hs_call_state *st);
  * parameter; by-value structs and untyped argument buffers are scanned word by word). */
 void hs_gather_launch(const hs_call *c, hs_call_state *st);
 /* The same for the fast path (fast_launch.c): false where the launch's accesses need a search of
- * the histories, which is then left to the full path (hs_gather_accesses_unsearched).
- * *args_from_memo: the memo of recent launches answered every argument (arg_memo.h). */
-bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st, bool *args_from_memo);
+ * the histories, which is then left to the full path (hs_gather_accesses_unsearched). */
+bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st);
 /* An async copy or memset about to become pending on its stream: what every one records (the
  * caller adds its allocations and host range). */
 hs_pending_op hs_pending_of(uint16_t api, uint64_t bytes, int dir);

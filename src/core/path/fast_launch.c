@@ -49,12 +49,13 @@ HS_HOT bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
     f->stream_state = HS_STREAM_OK;
     if (!(st->stream = c->has_stream ? hs_stream_live(c->stream) : hs_stream_null()))
         return false; /* an invalid stream (the full path reports it), or one not modelled */
-    /* Arguments the memo answered are live allocations outside blocks and regions, a launch is not
-     * sync-like (no capture rule, no pending copy) and the unsearched gather holds no access
-     * finding: the rules would find nothing, so they are not run. */
-    bool args_from_memo = false;
-    if (!hs_gather_launch_unsearched(c, st, &args_from_memo) ||
-        (!args_from_memo && hs_check_launch(c, f, st->findings, HS_MAX_FINDINGS_PER_CALL)))
+    /* A launch is not sync-like (no capture rule, no pending copy) and the unsearched gather holds
+     * no access finding, so the rules can only flag an argument: one in freed memory, a freed
+     * block or a freed region, and the gather readies the sides for each of those (note_arg).
+     * While they stay untouched (the memo's arguments always: live allocations outside blocks
+     * and regions), the rules would find nothing and are not run. */
+    if (!hs_gather_launch_unsearched(c, st) ||
+        (!st->sides_stale && hs_check_launch(c, f, st->findings, HS_MAX_FINDINGS_PER_CALL)))
         return false;
     if (HS_UNLIKELY(hs_stats_on)) {
         hs_stat_count(HS_STAT_launch); /* every launch, as the full path counts them */
