@@ -154,6 +154,38 @@ static void test_sequences(void)
     CHECK_EQ(at(py + 4096, &b), HS_BLOCK_LIVE);
     CHECK(hs_block_info_of(&b, &info) && info.free_pystack == 6);
     send(HIPSHADOW_BLOCK_SEGMENT_FREE, py, MB2);
+    /* A free's request and its completion, with the thread, stack and time of each: the request
+     * is the free's, whether the completion comes next (one search for both) or after other
+     * events (the block was used on another stream: PyTorch completes it later). */
+    const uint64_t rq = 0x7c0000000000;
+    send(HIPSHADOW_BLOCK_SEGMENT_ALLOC, rq, MB2);
+    for (int later = 0; later < 2; later++) {
+        uint64_t a = rq + (uint64_t)later * 4096;
+        send(HIPSHADOW_BLOCK_ALLOC, a, 256);
+        hipshadow_block_event q = ev(HIPSHADOW_BLOCK_FREE_REQUESTED, a, 256);
+        hs_blocks_event(&q, 77, 7, 2000);
+        if (later)
+            send(HIPSHADOW_BLOCK_ALLOC, rq + 65536, 256);
+        CHECK_EQ(at(a, &b), HS_BLOCK_LIVE);
+        q.action = HIPSHADOW_BLOCK_FREE_COMPLETED;
+        hs_blocks_event(&q, 88, 8, 3000);
+        CHECK_EQ(at(a, &b), HS_BLOCK_FREED);
+        CHECK(b.end_stack == 77 && b.end_thread == 7 && b.end_time_ns == 3000);
+        CHECK(hs_block_info_of(&b, &info) && info.free_requested_ns == 2000);
+    }
+    /* a completion with no request: its own thread and stack */
+    send(HIPSHADOW_BLOCK_ALLOC, rq + 8192, 256);
+    hipshadow_block_event done = ev(HIPSHADOW_BLOCK_FREE_COMPLETED, rq + 8192, 256);
+    hs_blocks_event(&done, 88, 8, 3000);
+    CHECK(at(rq + 8192, &b) == HS_BLOCK_FREED && b.end_stack == 88 && b.end_thread == 8);
+    /* the request and the completion of a block never handed out: both counted, nothing made */
+    hs_blocks_get_stats(&s0);
+    send(HIPSHADOW_BLOCK_FREE_REQUESTED, rq + 12288, 256);
+    send(HIPSHADOW_BLOCK_FREE_COMPLETED, rq + 12288, 256);
+    hs_blocks_get_stats(&s1);
+    CHECK_EQ(s1.unmatched, s0.unmatched + 2);
+    CHECK_EQ(at(rq + 12288, &b), HS_BLOCK_NONE);
+    send(HIPSHADOW_BLOCK_SEGMENT_FREE, rq, MB2);
     /* the text form round-trips */
     char line[160];
     hipshadow_block_event in = {.action = HIPSHADOW_BLOCK_SEGMENT_MAP,

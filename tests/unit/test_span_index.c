@@ -83,6 +83,27 @@ static void test_replace_and_remove(void)
     CHECK(!hs_span_find(&ix, 0x1400, &s));
 }
 
+#ifndef TEST_PAGE_MAP
+/* A span ended in place: its end fields set, the rest as it was; one already ended, or none at
+ * the base, is left alone. */
+static void test_end_in_place(void)
+{
+    hs_span_index_init(&ix);
+    insert(0x1000, 0x100, 1);
+    insert(0x1200, 0x100, 2);
+    hs_span s;
+    hs_span_lock(&ix);
+    CHECK(!hs_span_end_locked(&ix, 0x1080, 50, 6, 7, &s)); /* not a base */
+    CHECK(hs_span_end_locked(&ix, 0x1200, 50, 6, 7, &s));
+    CHECK(s.base == 0x1200 && s.size == 0x100 && s.id == 2 && s.end_time_ns == 50 && s.end_stack == 6 &&
+          s.end_thread == 7);
+    CHECK(!hs_span_end_locked(&ix, 0x1200, 60, 8, 9, &s)); /* ended already */
+    hs_span_unlock(&ix);
+    CHECK(hs_span_find(&ix, 0x12ff, &s) && s.id == 2 && s.end_time_ns == 50 && s.end_stack == 6);
+    CHECK(hs_span_find(&ix, 0x1000, &s) && s.id == 1 && s.end_time_ns == 0);
+}
+#endif
+
 /* Readers look up addresses inside two fixed spans while a writer churns other spans around
  * them (forcing memmoves and growth).  A torn read would return a wrong span or none. */
 static atomic_bool stop;
@@ -465,6 +486,9 @@ int main(void)
     CHECK_EQ(hs_span_index_init(&ix), 0);
     test_lookup_and_growth();
     test_replace_and_remove();
+#ifndef TEST_PAGE_MAP
+    test_end_in_place();
+#endif
     test_readers_racing_writer();
     test_against_reference();
 #ifdef TEST_PAGE_MAP

@@ -371,6 +371,27 @@ HS_HOT bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_spa
     return true;
 }
 
+HS_HOT bool hs_span_end_locked(hs_span_index *ix, uintptr_t base, uint64_t end_time_ns, uint32_t end_stack,
+                               uint32_t end_thread, hs_span *ended)
+{
+    hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
+    ptrdiff_t b, i;
+    locate(ix, dir, atomic_load_explicit(&ix->keys, memory_order_relaxed),
+           atomic_load_explicit(&ix->nblocks, memory_order_relaxed), base, &b, &i);
+    if (i < 0)
+        return false;
+    hs_span *s = &dir[b]->items[i];
+    if (s->base != base || s->end_time_ns)
+        return false;
+    begin_write(ix);
+    s->end_time_ns = end_time_ns;
+    s->end_stack = end_stack;
+    s->end_thread = end_thread;
+    end_write(ix);
+    *ended = *s;
+    return true;
+}
+
 int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replaced_bytes)
 {
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);

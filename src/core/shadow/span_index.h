@@ -65,6 +65,11 @@ int hs_span_insert_locked(hs_span_index *ix, const hs_span *s, uint64_t *replace
  * may shrink, or grow up to the next one); *old (if not NULL) gets what was there.  False, and
  * nothing changed, otherwise.  No span moves: the cheap way to change a span's state or size. */
 bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old);
+/* End, in place, the span whose base is base and that has not ended (end_time_ns 0): its
+ * end_time_ns (not 0), end_stack and end_thread are set, and *ended gets it as it is now.  One
+ * search; false, and nothing changed, when there is no such span. */
+bool hs_span_end_locked(hs_span_index *ix, uintptr_t base, uint64_t end_time_ns, uint32_t end_stack,
+                        uint32_t end_thread, hs_span *ended);
 /* Remove the span whose base is addr (and, if id != 0, whose id matches). */
 bool hs_span_remove_locked(hs_span_index *ix, uintptr_t base, uint64_t id, hs_span *removed);
 /* Replace the whole content with n sorted, non-overlapping spans. */

@@ -43,6 +43,13 @@ typedef struct quarantined {
     uint32_t slot; /* its record: a block handed out again since has another id there */
 } quarantined;
 
+typedef struct free_request {
+    bool valid;
+    uintptr_t addr;
+    uint32_t stack, thread, pystack, context;
+    uint64_t now;
+} free_request;
+
 static struct {
     /* Every change, the block index's included: its writers are all here, under this lock, so
      * the index's own writer lock is not taken too (a second lock pair at every block event).
@@ -62,14 +69,10 @@ static struct {
     size_t n_segs, cap_segs;
     hs_blocks_stats stats;
     FILE *trace;
-    /* The block a free request just named, as found: its completion mostly comes next (no other
-     * stream used it) and takes it from here instead of searching again, while the index's
-     * generation is the one it was found under. */
-    struct {
-        bool valid;
-        unsigned generation;
-        hs_span span;
-    } asked;
+    /* A free request not applied yet.  Its block stays live until the completion, which mostly
+     * comes next (no other stream used the block): the two then take one search of the index.
+     * Any other event, and a reader of the records, applies it first (apply_request). */
+    free_request request;
 } bk = {.lock = HS_SPIN_INIT};
 /* Readers: an event was seen, the index is ready (read at every launch: with the other such flags). */
 HS_HOT_DATA static atomic_bool blocks_any;
@@ -273,24 +276,23 @@ HS_HOT static void evict_oldest(void)
     }
 }
 
-/* The live span s (its free completed, end_time_ns set) becomes quarantined where it is. */
-HS_HOT static void quarantine(const hs_span *s)
+/* A live block whose free completed, ended in place (hs_span_end_locked): quarantined, older
+ * ones going to make room, or forgotten when quarantine= keeps too few bytes for it. */
+HS_HOT static void admit(const hs_span *s)
 {
-    if (bk.quarantine_max == 0 || s->size > bk.quarantine_max) {
-        hs_span gone;
-        if (hs_span_remove_locked(&bk.blocks, s->base, s->id, &gone))
-            forget(&gone);
-        return;
-    }
-    while (bk.fifo_len > 0 &&
+    bool keep = bk.quarantine_max != 0 && s->size <= bk.quarantine_max;
+    while (keep && bk.fifo_len > 0 &&
            (bk.fifo_len == QUARANTINE_MAX_RECORDS || bk.quarantine_bytes + s->size > bk.quarantine_max))
         evict_oldest();
-    bool done = hs_span_overwrite_locked(&bk.blocks, s, NULL); /* same base and size: always in place */
-    if (!done)
-        return;
     bk.n_live--;
     bk.n_quarantined++;
     bk.quarantine_bytes += s->size;
+    if (!keep) {
+        hs_span gone;
+        if (hs_span_remove_locked(&bk.blocks, s->base, s->id, &gone))
+            forget(&gone); /* counted as quarantined just above */
+        return;
+    }
     size_t tail = (bk.fifo_head + bk.fifo_len) % QUARANTINE_MAX_RECORDS;
     bk.fifo[tail] = (quarantined){s->base, s->id, s->kind};
     bk.fifo_len++;
@@ -344,49 +346,69 @@ HS_HOT static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint
         hs_access_unwrite(seg.id, lo - seg.base, hi - seg.base);
 }
 
-HS_HOT static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+/* Who let the block go, in its record. */
+HS_HOT static void note_request(block_rec *r, const free_request *q)
 {
+    r->info.free_requested_ns = q->now;
+    /* PyTorch hands the allocation's context to a free that gathered none: not the free's stack */
+    r->info.free_pystack = q->context && q->context == r->alloc_context ? 0 : q->pystack;
+    r->free_stack = q->stack;
+    r->free_thread = q->thread;
+}
+
+/* The free request waiting in bk.request, applied to its block's record. */
+static void apply_request(void)
+{
+    if (!bk.request.valid)
+        return;
+    bk.request.valid = false;
     hs_span s;
     block_rec *r = NULL;
-    if (!live_at(e->addr, &s, &r) || !r) {
+    if (!live_at(bk.request.addr, &s, &r) || !r) {
         bk.stats.unmatched++;
         return;
     }
-    bk.asked.valid = true;
-    bk.asked.generation = hs_span_generation(&bk.blocks);
-    bk.asked.span = s;
-    r->info.free_requested_ns = now;
-    /* PyTorch hands the allocation's context to a free that gathered none: not the free's stack */
-    r->info.free_pystack = e->context && e->context == r->alloc_context ? 0 : e->pystack;
-    r->free_stack = stack;
-    r->free_thread = thread;
+    note_request(r, &bk.request);
+}
+
+HS_HOT static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+{
+    bk.request = (free_request){.valid = true,
+                                .addr = e->addr,
+                                .stack = stack,
+                                .thread = thread,
+                                .pystack = e->pystack,
+                                .context = e->context,
+                                .now = now};
 }
 
 HS_HOT static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
+    uint64_t ended_at = now ? now : 1; /* a span with end_time_ns 0 is live */
     hs_span s;
+    if (bk.request.valid) { /* the request of this block (hs_blocks_event applied any other) */
+        bk.request.valid = false;
+        if (!hs_span_end_locked(&bk.blocks, e->addr, ended_at, bk.request.stack, bk.request.thread, &s)) {
+            bk.stats.unmatched += 2; /* the request's block was not live either */
+            return;
+        }
+        block_rec *r = rec_of(&s);
+        if (r)
+            note_request(r, &bk.request);
+        admit(&s);
+        return;
+    }
     block_rec *r = NULL;
-    bool asked = bk.asked.valid && bk.asked.span.base == e->addr &&
-                 bk.asked.generation == hs_span_generation(&bk.blocks);
-    bk.asked.valid = false;
-    if (asked) {
-        s = bk.asked.span;
-        r = rec_of(&s);
-    } else if (!live_at(e->addr, &s, &r)) {
+    if (!live_at(e->addr, &s, &r)) {
         bk.stats.unmatched++;
         return;
     }
-    s.end_time_ns = now;
-    if (r && r->info.free_requested_ns) {
-        s.end_stack = r->free_stack;
-        s.end_thread = r->free_thread;
-    } else {
-        s.end_stack = stack;
-        s.end_thread = thread;
-        if (r)
-            r->info.free_requested_ns = now; /* the context of a completion is not the free's */
-    }
-    quarantine(&s);
+    bool requested = r && r->info.free_requested_ns;
+    if (r && !requested)
+        r->info.free_requested_ns = now; /* the context of a completion is not the free's */
+    if (hs_span_end_locked(&bk.blocks, e->addr, ended_at, requested ? r->free_stack : stack,
+                           requested ? r->free_thread : thread, &s))
+        admit(&s);
 }
 
 /* ---- segments: a sorted array (there are few; changed rarely, read on the cold path) ---- */
@@ -487,6 +509,8 @@ HS_HOT void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint
     }
     if (e->action < HIPSHADOW_BLOCK_ACTION_COUNT)
         bk.stats.events[e->action]++;
+    if (bk.request.valid && (e->action != HIPSHADOW_BLOCK_FREE_COMPLETED || e->addr != bk.request.addr))
+        apply_request();
     uintptr_t lo = e->addr, hi = e->addr + e->size;
     switch (e->action) {
     case HIPSHADOW_BLOCK_ALLOC: on_alloc(e, stack, thread, now_ns); break;
@@ -512,6 +536,7 @@ HS_HOT void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint
 bool hs_block_info_of(const hs_span *block, hs_block_info *out)
 {
     hs_spin_lock(&bk.lock);
+    apply_request();
     hs_span s;
     const block_rec *r = bk.ready && hs_span_find_exact(&bk.blocks, block->base, &s) && s.id == block->id ? rec_of(&s)
                                                                                                           : NULL;
@@ -537,6 +562,7 @@ bool hs_block_segment_of(uintptr_t addr, hs_block_segment *out)
 void hs_blocks_get_stats(hs_blocks_stats *out)
 {
     hs_spin_lock(&bk.lock);
+    apply_request();
     *out = bk.stats;
     out->live = bk.n_live;
     out->quarantined = bk.n_quarantined;
