@@ -186,12 +186,11 @@ HS_HOT static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span
         ptrdiff_t b, i;
         const hs_span_block *blk = locate(ix, dir, keys, nb, addr, &b, &i);
         bool found = false;
-        if (blk && i >= 0) {
-            hs_span s;
-            memcpy(&s, &blk->items[i], sizeof s);
-            found = exact ? s.base == addr : contains(&s, addr);
+        if (blk && i >= 0) { /* the span straight into *out, and only when it is the one */
+            const hs_span *s = &blk->items[i];
+            found = exact ? s->base == addr : contains(s, addr);
             if (found)
-                *out = s;
+                memcpy(out, s, sizeof *out);
         }
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&ix->seq, memory_order_relaxed) == before)

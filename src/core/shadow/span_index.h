@@ -42,13 +42,14 @@ typedef struct hs_span_index {
 /* 0 on success, -1 when memory for the index could not be mapped. */
 int hs_span_index_init(hs_span_index *ix);
 
-/* Lock-free: the span containing addr, copied into *out. */
+/* Lock-free: the span containing addr, copied into *out (which a false answer may leave
+ * changed: a writer raced with the search). */
 bool hs_span_find(hs_span_index *ix, uintptr_t addr, hs_span *out);
 /* Lock-free: the span with the highest base <= addr, and the one after it (the nearest below
  * and above, when addr lies in neither). */
 void hs_span_neighbours(hs_span_index *ix, uintptr_t addr, hs_span *below, bool *has_below, hs_span *above,
                         bool *has_above);
-/* Lock-free: the span whose base is exactly addr. */
+/* Lock-free: the span whose base is exactly addr (*out as hs_span_find's). */
 bool hs_span_find_exact(hs_span_index *ix, uintptr_t addr, hs_span *out);
 size_t hs_span_count(hs_span_index *ix);
 /* Changes whenever the index does: a span read under the same generation is still there as read. */
