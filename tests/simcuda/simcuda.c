@@ -53,7 +53,8 @@
  * so kernelParams are passed as given (they must live until the stream is synchronised) unless
  * simcuda_function_set_param_sizes() says how to copy them by value as the real driver does.  A
  * kernel calls simcuda_device_range_ok() before touching device memory: a bad range is the fault.
- * SIMCUDA_TRACE=1 prints every entry point as it runs ("simcuda: cuMemcpyDtoH_v2" on stderr). */
+ * SIMCUDA_TRACE=1 prints every entry point as it runs ("simcuda: cuMemcpyDtoH_v2" on stderr).
+ * SIMCUDA_APERTURE_GIB=N reserves N GiB of device addresses instead of 64 (valgrind maps 4). */
 #define _GNU_SOURCE
 #define __CUDA_API_VERSION_INTERNAL 1 /* declares both the legacy and the _ptds/_ptsz prototypes */
 #include <cuda.h>
@@ -72,7 +73,7 @@
 #define P(x) ((uintptr_t)(x))
 
 enum { SIM_DRIVER_VERSION = 13000, N_DEVICES = 2 };
-static const size_t APERTURE_SIZE = 64ull << 30;
+static size_t APERTURE_SIZE = 64ull << 30; /* SIMCUDA_APERTURE_GIB */
 static const size_t PAGE = 4096;
 static const size_t GRANULARITY = 2u << 20;
 
@@ -186,6 +187,9 @@ static int tracing(void)
 
 static void sim_init(void)
 {
+    const char *gib = getenv("SIMCUDA_APERTURE_GIB");
+    if (gib && atoi(gib) > 0)
+        APERTURE_SIZE = (size_t)atoi(gib) << 30;
     void *p = mmap(NULL, APERTURE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "simcuda: cannot reserve the device aperture\n");
