@@ -15,7 +15,10 @@
 #                              races=1:initcheck=1
 #   bash tools/bench.sh blocks PyTorch caching-allocator block events end to end (the plugin built
 #                              against tests/torchsim's fake allocator, its trace, the core): added
-#                              ns per event, blocks tracked and torch_blocks=0
+#                              ns per event, blocks tracked and torch_blocks=0; then PyTorch's op (a
+#                              tensor made, a kernel launched on pointers in a struct, the tensor
+#                              before let go: blocks_sim generate), added ns per op (OLD_LIB=path:
+#                              an older libhipshadow-cuda.so interleaved too)
 #   bash tools/bench.sh rss    resident set over 10M hipMalloc/hipFree pairs (PAIRS=...), after a
 #                              warm-up of a tenth of them, plain and under hipshadow
 #   bash tools/bench.sh        copy and log
@@ -99,6 +102,26 @@ for line in sys.stdin:
 m = {k: statistics.median(v) for k, v in ns.items()}
 p, on, off = m["plain"], m["torch_blocks=1"], m["torch_blocks=0"]
 print(f"plain {p:.0f} ns per event; added: blocks tracked {on - p:+.0f} ns, torch_blocks=0 {off - p:+.0f} ns")
+'
+  echo
+  echo "== PyTorch's ops: $tokens tokens of 271 (tests/torchsim blocks_sim generate), blocks tracked =="
+  libs=("new=build/src/libhipshadow-cuda.so")
+  [ -n "${OLD_LIB:-}" ] && libs=("old=$OLD_LIB" "${libs[@]}")
+  for ((r = 0; r < rounds; r++)); do
+    echo "plain $(LD_LIBRARY_PATH=build/tests/simcuda:$sim $sim/blocks_sim generate "$tokens" | head -1)"
+    for l in "${libs[@]}"; do
+      echo "${l%%=*} $(LD_LIBRARY_PATH=build/tests/simcuda:$sim build/tools/hipshadow --cuda --lib "${l#*=}" \
+        --option torch_plugin=$sim/libhipshadow-torch.so -- $sim/blocks_sim generate "$tokens" 2>/dev/null | head -1)"
+    done
+  done | python3 -c '
+import statistics, sys
+ns = {}
+for line in sys.stdin:
+    w = line.split()
+    ns.setdefault(w[0], []).append(float(w[-2]))
+m = {k: statistics.median(v) for k, v in ns.items()}
+p = m.pop("plain")
+print(f"plain {p:.0f} ns per op; added: " + ", ".join(f"{k} {v - p:+.0f} ns" for k, v in m.items()))
 '
 fi
 
