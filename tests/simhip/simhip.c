@@ -23,7 +23,8 @@
  * allocations change no page protection, so what a benchmark measures beyond the plain run is
  * hipshadow's cost, and many threads copying do not meet on the simulator's one lock.  With it,
  * SIMHIP_ALIGN=N (16..4096, a power of two) packs allocations N bytes apart instead of a page, as
- * an allocator that sub-allocates small blocks does. */
+ * an allocator that sub-allocates small blocks does.
+ * SIMHIP_APERTURE_GIB=N reserves N GiB of device addresses instead of 64 (valgrind maps 4). */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 
@@ -84,8 +85,8 @@ typedef struct sim_stream {
     sim_op *captured; /* dropped at the end of capture */
 } sim_stream;
 
-static const size_t APERTURE_SIZE = 64ull << 30;
-static size_t DEVICE_ALIGN = 4096; /* SIMHIP_ALIGN: a power of two, for dense layouts in benchmarks */
+static size_t APERTURE_SIZE = 64ull << 30; /* SIMHIP_APERTURE_GIB */
+static size_t DEVICE_ALIGN = 4096;         /* SIMHIP_ALIGN: a power of two, for dense layouts in benchmarks */
 
 static struct {
     pthread_once_t once;
@@ -187,6 +188,9 @@ static void sim_fork_child(void) { pthread_mutex_init(&sim.lock, NULL); }
 static void sim_init(void)
 {
     pthread_atfork(sim_fork_prepare, sim_fork_parent, sim_fork_child);
+    const char *gib = getenv("SIMHIP_APERTURE_GIB");
+    if (gib && atoi(gib) > 0)
+        APERTURE_SIZE = (size_t)atoi(gib) << 30;
     void *p = mmap(NULL, APERTURE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "simhip: cannot reserve the device aperture\n");

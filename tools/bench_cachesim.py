@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""What hipshadow's own code costs per event when it starts cold, counted by callgrind's cache
+model (deterministic, unlike a timing on a shared machine): instructions, lines of code missed
+in the first-level cache, and lines of data missed (read, written), per unit of work.
+
+  launch      bench_events arena,cold: a launch on an arena's tensors (235 of them, the access
+              history kept), with a runtime's worth of code and data run between two (ggml's)
+  torch-op    blocks_sim generate cold: PyTorch's op, a tensor made, a kernel launched on
+              pointers in a struct, the tensor before let go (3.6 block events and a launch)
+  block       bench_blocks TRACE cold: one caching-allocator event of a recorded GPT-2 trace
+              (the core linked in: this build only)
+
+Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op,block]
+                         [--check]
+--old-*: an older build's libhipshadow.so / libhipshadow-cuda.so, counted beside this one's.
+--check (CI): exit 77 (skipped) without valgrind, 1 when a workload counted no code of
+hipshadow's (the preload or the sums went wrong).
+Needs valgrind; the simulators are given an aperture valgrind can map (SIM*_APERTURE_GIB)."""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EVENTS = ("Ir", "I1mr", "D1mr", "D1mw")
+
+
+def callgrind(cmd, env, out):
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--callgrind-out-file={out}"] + cmd,
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1800)
+    if r.returncode:
+        sys.exit(f"bench_cachesim: {' '.join(cmd)} failed under callgrind:\n{r.stderr[-2000:]}")
+
+
+def totals(out, keep):
+    """The four counts summed over the functions keep(file_function, object) accepts."""
+    r = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", "--show-percs=no",
+                        "--show=" + ",".join(EVENTS), out], capture_output=True, text=True, check=True)
+    sums = [0] * len(EVENTS)
+    row = re.compile(r"^\s*([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)\s+(\S.*?)(?:\s+\[(.*)\])?$")
+    for line in r.stdout.splitlines():
+        m = row.match(line)
+        if not m or not keep(m.group(5), m.group(6) or ""):
+            continue
+        for i in range(len(EVENTS)):
+            v = m.group(i + 1).replace(",", "")
+            sums[i] += 0 if v == "." else int(v)
+    return sums
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("--old-hip", help="an older libhipshadow.so, for launch")
+    ap.add_argument("--old-cuda", help="an older libhipshadow-cuda.so, for torch-op")
+    ap.add_argument("--only", default="launch,torch-op,block")
+    ap.add_argument("--check", action="store_true", help="CI: skip without valgrind, fail on an empty count")
+    args = ap.parse_args()
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        if args.check:
+            print("SKIP: valgrind (callgrind) is not installed")
+            sys.exit(77)
+        sys.exit("bench_cachesim: valgrind (callgrind) is not installed")
+    b = os.path.abspath(args.build)
+    only = set(args.only.split(","))
+    bad = only - {"launch", "torch-op", "block"}
+    if bad:
+        sys.exit(f"bench_cachesim: --only takes launch, torch-op, block (got {','.join(sorted(bad))})")
+    for lib in (args.old_hip, args.old_cuda):
+        if lib and not os.path.isfile(lib):
+            sys.exit(f"bench_cachesim: no library at {lib}")
+    base = dict(os.environ, SIMHIP_APERTURE_GIB="4", SIMCUDA_APERTURE_GIB="4")
+    base.pop("HIPSHADOW_OPTIONS", None)
+    runs = []  # (workload, label, command, env, units, keep)
+    if "launch" in only:
+        env = dict(base, SIMHIP_NULL="1", BENCH_NONBLOCKING="1", BENCH_ARENA_TENSORS="235",
+                   LD_LIBRARY_PATH=os.path.join(b, "tests/simhip"))
+        cmd = [os.path.join(b, "tests/bench/bench_events"), "1000", "2000", "arena,cold"]
+        for label, lib in (("new", os.path.join(b, "src/libhipshadow.so")), ("old", args.old_hip)):
+            if lib:
+                lib = os.path.abspath(lib)
+                runs.append(("launch", label, cmd, dict(env, LD_PRELOAD=lib), 2000,
+                             lambda f, o, lib=lib: o == lib))
+    if "torch-op" in only:
+        sim = os.path.join(b, "tests/torchsim")
+        env = dict(base, LD_LIBRARY_PATH=os.path.join(b, "tests/simcuda") + ":" + sim,
+                   HIPSHADOW_OPTIONS="torch_plugin=" + os.path.join(sim, "libhipshadow-torch.so"))
+        cmd = [os.path.join(sim, "blocks_sim"), "generate", "20", "cold"]
+        for label, lib in (("new", os.path.join(b, "src/libhipshadow-cuda.so")), ("old", args.old_cuda)):
+            if lib:
+                lib = os.path.abspath(lib)
+                runs.append(("torch-op", label, cmd, dict(env, LD_PRELOAD=lib), 20 * 271,
+                             lambda f, o, lib=lib: o == lib or o.endswith("/libhipshadow-torch.so")))
+    if "block" in only:
+        trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests/unit/data/torch-gpt2-head.txt")
+        cmd = [os.path.join(b, "tests/bench/bench_blocks"), os.path.abspath(trace), "3", "cold"]
+        runs.append(("block", "new", cmd, base, 3 * 20000,
+                     lambda f, o: "src/core/" in f and not f.endswith(":main")))
+    print(f"{'workload':9} {'library':7} " + " ".join(f"{e:>8}" for e in EVENTS) + "   (per unit)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (work, label, cmd, env, units, keep) in enumerate(runs):
+            out = os.path.join(tmp, f"cg.{n}")
+            callgrind(cmd, env, out)
+            sums = totals(out, keep)
+            print(f"{work:9} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
+            if args.check and sums[0] < units * 50:
+                sys.exit(f"bench_cachesim: {work} ({label}) counted {sums[0]} instructions of hipshadow's for "
+                         f"{units} units: the library was not preloaded, or its rows were not found")
+
+
+if __name__ == "__main__":
+    main()
