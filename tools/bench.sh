@@ -82,6 +82,20 @@ print(f"{n}: plain {p:.0f} ns/op; hipshadow races=0 {z - p:+.0f}; race tracking 
   done
 fi
 
+# Lines "LABEL ... FIGURE ns" in: each label's median, and what each adds over "plain"'s.
+added_over_plain() {
+  python3 -c '
+import statistics, sys
+ns = {}
+for line in sys.stdin:
+    w = line.split()
+    ns.setdefault(w[0], []).append(float(w[-2]))
+m = {k: statistics.median(v) for k, v in ns.items()}
+p = m.pop("plain")
+print(f"plain {p:.0f} {sys.argv[1]}; added: " + ", ".join(f"{k} {v - p:+.0f} ns" for k, v in m.items()))
+' "$1"
+}
+
 if [ "$what" = blocks ]; then
   tokens=${CALLS:-300}
   echo
@@ -93,16 +107,7 @@ if [ "$what" = blocks ]; then
       echo "$o $(LD_LIBRARY_PATH=build/tests/simcuda:$sim build/tools/hipshadow --cuda --option "$o" \
         --option torch_plugin=$sim/libhipshadow-torch.so -- $sim/blocks_sim churn "$tokens" 2>/dev/null | head -1)"
     done
-  done | python3 -c '
-import statistics, sys
-ns = {}
-for line in sys.stdin:
-    w = line.split()
-    ns.setdefault(w[0], []).append(float(w[-2]))
-m = {k: statistics.median(v) for k, v in ns.items()}
-p, on, off = m["plain"], m["torch_blocks=1"], m["torch_blocks=0"]
-print(f"plain {p:.0f} ns per event; added: blocks tracked {on - p:+.0f} ns, torch_blocks=0 {off - p:+.0f} ns")
-'
+  done | added_over_plain "ns per event"
   echo
   echo "== PyTorch's ops: $tokens tokens of 271 (tests/torchsim blocks_sim generate), blocks tracked =="
   libs=("new=build/src/libhipshadow-cuda.so")
@@ -113,16 +118,7 @@ print(f"plain {p:.0f} ns per event; added: blocks tracked {on - p:+.0f} ns, torc
       echo "${l%%=*} $(LD_LIBRARY_PATH=build/tests/simcuda:$sim build/tools/hipshadow --cuda --lib "${l#*=}" \
         --option torch_plugin=$sim/libhipshadow-torch.so -- $sim/blocks_sim generate "$tokens" 2>/dev/null | head -1)"
     done
-  done | python3 -c '
-import statistics, sys
-ns = {}
-for line in sys.stdin:
-    w = line.split()
-    ns.setdefault(w[0], []).append(float(w[-2]))
-m = {k: statistics.median(v) for k, v in ns.items()}
-p = m.pop("plain")
-print(f"plain {p:.0f} ns per op; added: " + ", ".join(f"{k} {v - p:+.0f} ns" for k, v in m.items()))
-'
+  done | added_over_plain "ns per op"
 fi
 
 if [ "$what" = events ]; then

@@ -9,23 +9,13 @@
 #define _GNU_SOURCE
 #include "torch/blocks.h"
 #include "path/init.h"
+#include "cache_churn.h"
 
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static unsigned char churn_data[64 << 10];
-__attribute__((noinline)) static void churn(void)
-{
-    unsigned long x = 0, y = 0, z = 0, w = 0; /* four chains: the code's fetch, not its latency */
-    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
-                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w)); /* 48 KiB of code */
-    x += y + z + w;
-    for (size_t i = 0; i < sizeof churn_data; i += 64)
-        churn_data[i] += (unsigned char)x;
-}
 
 static double now(void)
 {
@@ -57,7 +47,7 @@ int main(int argc, char **argv)
         hs_blocks_event(&reset, 0, 1, 0);
         for (size_t i = 0; i < n; i++) {
             if (cold)
-                churn();
+                cache_churn();
             hs_blocks_event(&ev[i], 0, 1, (uint64_t)i);
         }
     }

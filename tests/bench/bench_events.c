@@ -41,6 +41,7 @@
  * "launch,sync", times only those, for a profiler).  Exits 77
  * without the simulator or its kernels (no AMD code object was built). */
 #include "bench_kernel.h"
+#include "cache_churn.h"
 
 #include <hip/hip_runtime_api.h>
 
@@ -60,17 +61,6 @@ static double now_ns(void)
 
 static const char *kinds;
 
-/* cold: what a runtime's launch does to the caches between two of an engine's launches */
-static unsigned char churn_data[64 << 10];
-__attribute__((noinline)) static void churn(void)
-{
-    unsigned long x = 0, y = 0, z = 0, w = 0; /* four chains: the code's fetch, not its latency */
-    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
-                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w)); /* 48 KiB of code */
-    x += y + z + w;
-    for (size_t i = 0; i < sizeof churn_data; i += 64)
-        churn_data[i] += (unsigned char)x;
-}
 /* tlb: a jump through 256 pages of code, then a line read in each of 4,096 pages (16 MiB) */
 static unsigned char *tlb_data;
 __attribute__((noinline)) static void tlb_churn(void)
@@ -202,7 +192,7 @@ int main(int argc, char **argv)
         double ta = now_ns();
         for (int c = 0; c < calls; c++) {
             if (cold)
-                churn();
+                cache_churn();
             if (tlb)
                 tlb_churn();
             if ((c & 63) == 0) {

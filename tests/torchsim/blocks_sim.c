@@ -3,6 +3,7 @@
  * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE [N]
  * (churn N: N tokens of allocator traffic, timed; generate N [cold]: N tokens of PyTorch's ops,
  * each a tensor made, a kernel launched on it and the op before's tensor let go, timed) */
+#include "../bench/cache_churn.h"
 #include "simcuda.h"
 
 #include <cuda.h>
@@ -47,19 +48,6 @@ static void op(void **params)
     const op_args *a = params[0];
     if (simcuda_device_range_ok(a->data[2], 1, 1))
         *(char *)a->data[2] = 1;
-}
-
-/* cold: what PyTorch's own work between two of its ops does to the caches (48 KiB of code run
- * and 64 KiB of data touched), as tests/bench/bench_events does between launches */
-static unsigned char churn_data[64 << 10];
-__attribute__((noinline)) static void churn(void)
-{
-    unsigned long x = 0, y = 0, z = 0, w = 0;
-    __asm__ volatile(".rept 3072\n\tadd $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t.endr"
-                     : "+r"(x), "+r"(y), "+r"(z), "+r"(w));
-    x += y + z + w;
-    for (size_t i = 0; i < sizeof churn_data; i += 64)
-        churn_data[i] += (unsigned char)x;
 }
 
 /* poke launched on stream s, not waited for. */
@@ -180,7 +168,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < tokens; k++)
             for (int i = 0; i < OPS; i++) {
                 if (cold)
-                    churn();
+                    cache_churn();
                 void *out = fake_torch_alloc(512u << (i % 5)), *tmp = i % 5 ? NULL : fake_torch_alloc(2048);
                 op_args a = {{prev, weight, out}, 64};
                 void *params[] = {&a};
