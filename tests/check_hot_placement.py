@@ -1,13 +1,17 @@
 """The hot path's placement in a built library (HS_HOT, HS_HOT_DATA in src/core/process/util.h).
 
-  check_hot_placement.py LIB FUNCTIONS FLAGS
+  check_hot_placement.py LIB FUNCTIONS FLAGS [PATH]
 
 FUNCTIONS: the wrappers and core functions of a clean launch, copy and sync, comma-separated;
 their code must lie within MAX_SHARE of the library's text (unmarked, the linker spreads them
 over 80-90% of it; marked, they sit in .text.hot: 8% of it, 11% in a sanitizer build,
 whose code is instrumented and not link-time optimised).  FLAGS: variables read
 at every call, which must all lie in the .hs_hot_data section, itself within one page (the
-libraries' link starts it on a page: src/core/process/hot_data.ld).
+libraries' link starts it on a page: src/core/process/hot_data.ld).  PATH: the functions a
+clean launch runs (HS_HOT_PATH), which must lie together: their stretch of the text at most
+MAX_PATH_SPREAD times their own size (placed after .text.hot, with the few other functions of
+the path between them: 1.3 times; left where .text.hot and .text put them, 40 times.  Each page
+of code a launch touches is an address translation).
 A name may carry the compiler's suffixes (.lto_priv.0, .constprop.0); a name missing from the
 symbol table (inlined everywhere) fails the check, so the list stays true to the code."""
 import re
@@ -15,6 +19,7 @@ import subprocess
 import sys
 
 MAX_SHARE = 0.2
+MAX_PATH_SPREAD = 2.5
 PAGE = 4096
 
 
@@ -42,10 +47,11 @@ def section(lib, name):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__)
         return 2
     lib, functions, flags = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
+    path = sys.argv[4].split(",") if len(sys.argv) == 5 else []
     table, problems = symbols(lib), []
     code = [(a, s) for f in functions for a, s, t in table.get(f, []) if t in "tT"]
     problems += [f"{f}: not in the symbol table" for f in functions if not any(t in "tT" for _, _, t in table.get(f, []))]
@@ -57,6 +63,15 @@ def main():
         if share > MAX_SHARE:
             problems.append(f"the hot functions span {share:.0%} of the text, more than {MAX_SHARE:.0%}: "
                             "is HS_HOT still on them?")
+    path_code = [(a, s) for f in path for a, s, t in table.get(f, []) if t in "tT"]
+    problems += [f"{f}: not in the symbol table" for f in path if not any(t in "tT" for _, _, t in table.get(f, []))]
+    if path_code:
+        span = max(a + s for a, s in path_code) - min(a for a, _ in path_code)
+        own = sum(s for _, s in path_code)
+        print(f"{lib}: the launch path's {len(path)} functions ({own / 1024:.1f} KiB) within {span / 1024:.1f} KiB")
+        if span > MAX_PATH_SPREAD * own:
+            problems.append(f"the launch path's functions span {span / own:.1f} times their size, more than "
+                            f"{MAX_PATH_SPREAD:g}: is HS_HOT_PATH still on them?")
     hot = section(lib, ".hs_hot_data")
     if not hot:
         problems.append("no .hs_hot_data section (HS_HOT_DATA)")

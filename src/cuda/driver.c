@@ -104,8 +104,9 @@ static CUresult (*real_cuCtxSetCurrent)(CUcontext);
 
 static const char *const driver_sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
 
-/* 0: not yet (libcuda not loaded), 1: a thread is resolving, 2: done. */
-static atomic_int resolved;
+/* 0: not yet (libcuda not loaded), 1: a thread is resolving, 2: done.  Read by every wrapper:
+ * with the other flags they read (one page). */
+HS_HOT_DATA static atomic_int resolved;
 
 static void resolve_everything(void *drv)
 {
@@ -139,8 +140,10 @@ static void resolve_everything(void *drv)
 }
 
 /* Resolves once libcuda is loaded.  `wait`: a wrapper needs its real function, so it waits for
- * a resolution in progress; a lookup (which may run under the loader's lock) does not. */
-static void resolve_driver_now(bool wait)
+ * a resolution in progress; a lookup (which may run under the loader's lock) does not.  Out of
+ * line and cold: the resolution inlines every entry point's, pages of code a wrapper must not
+ * touch once it is done (resolve_driver_now). */
+__attribute__((noinline, cold)) static void resolve_driver_slow(bool wait)
 {
     for (;;) {
         int state = atomic_load_explicit(&resolved, memory_order_acquire);
@@ -159,10 +162,16 @@ static void resolve_driver_now(bool wait)
     }
 }
 
+static inline void resolve_driver_now(bool wait)
+{
+    if (HS_UNLIKELY(atomic_load_explicit(&resolved, memory_order_acquire) != 2))
+        resolve_driver_slow(wait);
+}
+
 static void resolve_driver(void) { resolve_driver_now(false); }
 
 /* The calls an engine makes around every kernel (the rest stay where the table puts them). */
-HS_HOT_WRAPPER(cuLaunchKernel)
+HS_PATH_WRAPPER(cuLaunchKernel)
 HS_HOT_WRAPPER(cuLaunchKernelEx)
 HS_HOT_WRAPPER(cuMemcpyAsync)
 HS_HOT_WRAPPER(cuMemcpyDtoHAsync_v2)
@@ -199,7 +208,7 @@ static const char *driver_error_name(int code)
     return buf;
 }
 
-static bool driver_is_failure(int code) { return code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY; }
+HS_HOT_PATH static bool driver_is_failure(int code) { return code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY; }
 
 static int driver_current_device(void)
 {

@@ -64,7 +64,7 @@ static void resolve_all(void)
 HS_RESOLVE_ONCE(resolve_all)
 
 /* The calls an engine makes around every kernel (the rest stay where the table puts them). */
-HS_HOT_WRAPPER(cudaLaunchKernel)
+HS_PATH_WRAPPER(cudaLaunchKernel)
 HS_HOT_WRAPPER(cudaLaunchKernelExC)
 HS_HOT_WRAPPER(cudaMemcpyAsync)
 HS_HOT_WRAPPER(cudaMemsetAsync)
@@ -133,7 +133,7 @@ static const char *cuda_error_name(int code)
     return buf;
 }
 
-HS_HOT static bool cuda_is_failure(int code) { return code != cudaSuccess && code != cudaErrorNotReady; }
+HS_HOT_PATH static bool cuda_is_failure(int code) { return code != cudaSuccess && code != cudaErrorNotReady; }
 
 static int cuda_current_device(void)
 {

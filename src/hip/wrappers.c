@@ -107,8 +107,8 @@ static void resolve_all(void)
 HS_RESOLVE_ONCE(resolve_all)
 
 /* The calls an engine makes around every kernel (the rest stay where the table puts them). */
-HS_HOT_WRAPPER(hipLaunchKernel)
-HS_HOT_WRAPPER(hipModuleLaunchKernel)
+HS_PATH_WRAPPER(hipLaunchKernel)
+HS_PATH_WRAPPER(hipModuleLaunchKernel)
 HS_HOT_WRAPPER(hipMemcpyAsync)
 HS_HOT_WRAPPER(hipMemsetAsync)
 HS_HOT_WRAPPER(hipStreamSynchronize)
@@ -160,7 +160,7 @@ static const char *hip_error_name(int code)
     return buf;
 }
 
-HS_HOT static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
+HS_HOT_PATH static bool hip_is_failure(int code) { return code != hipSuccess && code != hipErrorNotReady; }
 
 HS_HOT static int hip_current_device(void)
 {

@@ -79,9 +79,9 @@
                 hs_own_forwarded(api_id, (int)r);                                                                      \
                 if (HS_UNLIKELY(!hs_fast_copy_done(a_.api, &fc_, (int)r))) {                                           \
                     const hs_call refused_ = HS_CALL_OF(api_id, __VA_ARGS__);                                          \
-                    int errno_ = errno;                                                                                \
+                    int errno_ = *hs_errno();                                                                          \
                     r = (ret_t)hs_after_refused_fast(&refused_, 0, (int)r);                                            \
-                    errno = errno_;                                                                                    \
+                    *hs_errno() = errno_;                                                                              \
                 }                                                                                                      \
                 hs_leave();                                                                                            \
                 hs_stat_time(HS_STAT_copy_ns, timed_, in_runtime_);                                                    \
@@ -90,36 +90,38 @@
         }                                                                                                              \
         if (quick_.op == HS_OP_LAUNCH) {                                                                               \
             const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
-            int errno_ = errno;                                                                                        \
+            int *const errno_at_ = hs_errno(); /* one read of its address */                                           \
+            int errno_ = *errno_at_;                                                                                   \
             uint64_t seq_ = 0;                                                                                         \
             if (hs_fast_launch(&call, &seq_)) {                                                                        \
-                errno = errno_;                                                                                        \
+                *errno_at_ = errno_;                                                                                   \
                 ret_t r;                                                                                               \
                 HS_RUNTIME_CALL(r, real_##name args);                                                                  \
-                errno_ = errno;                                                                                        \
+                errno_ = *errno_at_;                                                                                   \
                 hs_own_forwarded(api_id, (int)r);                                                                      \
                 r = (ret_t)hs_fast_launch_done(&call, seq_, (int)r);                                                   \
                 hs_leave();                                                                                            \
                 hs_stat_time(HS_STAT_launch_ns, timed_, in_runtime_);                                                  \
-                errno = errno_;                                                                                        \
+                *errno_at_ = errno_;                                                                                   \
                 return r;                                                                                              \
             }                                                                                                          \
-            errno = errno_;                                                                                            \
+            *errno_at_ = errno_;                                                                                       \
         }                                                                                                              \
         const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                          \
         /* the slot of this wrapper's return address: event stacks are cached by it (stacks.c) */                      \
         hs_stack_entry((uintptr_t)__builtin_frame_address(0) + sizeof(void *));                                        \
-        int errno_ = errno; /* the program's errno: as the runtime's call leaves it, not hipshadow's */                \
+        int *const errno_at_ = hs_errno();                                                                             \
+        int errno_ = *errno_at_; /* the program's errno: as the runtime's call leaves it, not hipshadow's */           \
         hs_call_state st;                                                                                              \
         hs_decision d_ = hs_before(&call, &st);                                                                        \
         host_box_ = st.host_box;                                                                                       \
         hs_own_end(); /* the program's call meets the runtime as hipshadow found it */                                 \
-        errno = errno_;                                                                                                \
+        *errno_at_ = errno_;                                                                                           \
         ret_t r;                                                                                                       \
         HS_RUNTIME_CALL(r, d_ == HS_FORWARD   ? real_##name args                                                       \
                            : d_ == HS_RESCUED ? (ret_t)st.rescued_result                                               \
                                               : blocked);                                                              \
-        errno_ = errno;                                                                                                \
+        errno_ = *errno_at_;                                                                                           \
         if (d_ == HS_FORWARD)                                                                                          \
             hs_own_forwarded(api_id, (int)r);                                                                          \
         else if (d_ == HS_BLOCK)                                                                                       \
@@ -127,21 +129,23 @@
         if (call.op == HS_OP_LOOKUP && (int)r == 0)                                                                    \
             hs_lookup_redirect(call.lookup_result);                                                                    \
         if (HS_UNLIKELY(d_ == HS_FORWARD && hs_redzone_retry(&call, (int)r != 0))) {                                   \
-            errno = errno_;                                                                                            \
+            *errno_at_ = errno_;                                                                                       \
             HS_RUNTIME_CALL(r, real_##name args); /* the allocation with a redzone failed: again, without one */       \
-            errno_ = errno;                                                                                            \
+            errno_ = *errno_at_;                                                                                       \
             hs_own_forwarded(api_id, (int)r);                                                                          \
         }                                                                                                              \
         r = (ret_t)hs_after(&call, &st, (int)r);                                                                       \
         hs_leave();                                                                                                    \
         hs_stat_time(HS_TIME_KIND(call.op), timed_, in_runtime_);                                                      \
-        errno = errno_;                                                                                                \
+        *errno_at_ = errno_;                                                                                           \
         return r;                                                                                                      \
     }
 
 /* A wrapper an engine calls around every kernel, placed with the core's hot path (HS_HOT):
  * declared so before api.inc defines it. */
 #define HS_HOT_WRAPPER(name) extern __typeof__(name) name HS_HOT;
+/* A launch's wrapper: with the rest of the launch path (HS_HOT_PATH). */
+#define HS_PATH_WRAPPER(name) extern __typeof__(name) name HS_HOT_PATH;
 
 /* The bytes touched by `height` rows of `width` bytes, `pitch` apart. */
 #define HS_EXTENT_2D(pitch, width, height) ((height) ? ((height)-1) * (pitch) + (width) : 0)

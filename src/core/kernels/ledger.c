@@ -50,7 +50,7 @@ static unsigned take_entries(unsigned want)
 
 static void give_back(unsigned n) { atomic_fetch_sub(&entries_taken, n); }
 
-HS_HOT hs_launch *hs_ledger_claim_locked(hs_stream *s)
+HS_HOT_PATH hs_launch *hs_ledger_claim_locked(hs_stream *s)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg) {
@@ -99,7 +99,7 @@ static void prepare_next_slot(const struct hs_ledger *lg, const hs_launch *l)
         __builtin_prefetch((const void *)line, 1, 3);
 }
 
-HS_HOT void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
+HS_HOT_PATH void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_relaxed);
     if (l->deferred) {
@@ -109,7 +109,7 @@ HS_HOT void hs_ledger_commit_locked(hs_stream *s, const hs_launch *l)
     prepare_next_slot(lg, l);
 }
 
-HS_HOT const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
+HS_HOT_PATH const hs_launch *hs_ledger_next_overwritten_locked(hs_stream *s, uint64_t seq)
 {
     struct hs_ledger *lg = atomic_load_explicit(&s->ledger, memory_order_acquire);
     if (!lg || lg->n < lg->cap)

@@ -35,7 +35,7 @@
  * points are forwarded without being checked twice. */
 static HS_TLS int in_wrapper;
 
-HS_HOT bool hs_enter(void)
+HS_HOT_PATH bool hs_enter(void)
 {
     if (in_wrapper)
         return false;
@@ -48,7 +48,7 @@ HS_HOT bool hs_enter(void)
     return true;
 }
 
-HS_HOT void hs_leave(void)
+HS_HOT_PATH void hs_leave(void)
 {
     hs_own_end(); /* what hipshadow's own calls changed, put back before the program sees it */
     hs_stack_entry(0);

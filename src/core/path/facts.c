@@ -229,7 +229,7 @@ static void describe_pending(const hs_call *c, const hs_facts *f, hs_pending_op 
     }
 }
 
-HS_HOT static void gather_stream_work(const hs_call *c, hs_call_state *st)
+HS_HOT_PATH static void gather_stream_work(const hs_call *c, hs_call_state *st)
 {
     hs_facts *f = &st->facts;
     if (f->stream_state != HS_STREAM_OK)
@@ -305,7 +305,8 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
 /* An argument value that lies in a known allocation (or, when the platform says it is a
  * pointer, anywhere but NULL) becomes a fact; the first freed one is described as dst, so the
  * report shows its allocation and free stacks. */
-HS_HOT static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how, bool surely_pointer)
+HS_HOT_PATH static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how,
+                                 bool surely_pointer)
 {
     hs_facts *f = &st->facts;
     if (f->n_args >= HS_LAUNCH_MAX_ARGS)
@@ -373,8 +374,8 @@ HS_HOT static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w
     return true;
 }
 
-HS_HOT static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, size_t n, unsigned first_index,
-                              unsigned *examined)
+HS_HOT_PATH static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t *p, size_t n, unsigned first_index,
+                                   unsigned *examined)
 {
     /* A struct passed by value is mostly sizes and strides: one comparison passes each word
      * outside every allocation over (a word below the floor wraps around to above the width). */
@@ -395,8 +396,8 @@ HS_HOT static bool scan_words(hs_call_state *st, hs_arg_key *key, const uint8_t 
     return true;
 }
 
-HS_HOT static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *st, hs_arg_key *key,
-                             unsigned *examined)
+HS_HOT_PATH static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_state *st, hs_arg_key *key,
+                                  unsigned *examined)
 {
     if (c->arg_buffer && c->arg_buffer_size) /* one buffer of known size: scanned whole */
         return scan_words(st, key, c->arg_buffer, c->arg_buffer_size, 0, examined);
@@ -428,7 +429,7 @@ HS_HOT static bool walk_args(const hs_call *c, const hs_kernel_info *k, hs_call_
 }
 
 /* A launch's words, as the memo of recent launches has them or looked up. */
-HS_HOT static void gather_args(const hs_call *c, hs_call_state *st)
+HS_HOT_PATH static void gather_args(const hs_call *c, hs_call_state *st)
 {
     const hs_kernel_info *k = hs_kernel_info_of(c);
     unsigned examined = 0;
@@ -457,7 +458,7 @@ HS_HOT void hs_gather_launch(const hs_call *c, hs_call_state *st)
         hs_gather_accesses(c, st);
 }
 
-HS_HOT bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
+HS_HOT_PATH bool hs_gather_launch_unsearched(const hs_call *c, hs_call_state *st)
 {
     gather_stream_work(c, st);
     gather_args(c, st);

@@ -26,7 +26,7 @@ static bool full_path_not_needed(void)
     return !hs_log_on() && !hs_redzones_on() && !hs_fallback_always() && !o->serialize && !o->launch_stacks;
 }
 
-HS_HOT bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
+HS_HOT_PATH bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
 {
     hs_call_state state; /* only what a launch reads of it is set */
     hs_call_state *st = &state;
@@ -66,7 +66,7 @@ HS_HOT bool hs_fast_launch(const hs_call *c, uint64_t *launch_seq)
     return true;
 }
 
-HS_HOT int hs_fast_launch_done(const hs_call *c, uint64_t launch_seq, int result)
+HS_HOT_PATH int hs_fast_launch_done(const hs_call *c, uint64_t launch_seq, int result)
 {
     if (HS_LIKELY(!hs_layer_of(c->api)->is_failure(result))) {
         hs_gpu_faults_after_success();

@@ -55,7 +55,12 @@ typedef struct call_counter {
     atomic_bool taken;
 } __attribute__((aligned(64))) call_counter; /* one cache line each: threads never share one */
 
-static call_counter counters[COUNTERS];
+/* The first few in the page of the flags every call reads (HS_HOT_DATA): a program's first
+ * threads, its busiest, count without a page of their own to touch. */
+enum { HOT_COUNTERS = 8 };
+HS_HOT_DATA static call_counter hot_counters[HOT_COUNTERS];
+static call_counter cold_counters[COUNTERS - HOT_COUNTERS];
+static call_counter *counter(int i) { return i < HOT_COUNTERS ? &hot_counters[i] : &cold_counters[i - HOT_COUNTERS]; }
 static atomic_int counters_used;             /* the highest counter ever taken, + 1 */
 static atomic_uint_fast64_t calls_of_exited; /* threads that had no counter, once they exited */
 static HS_TLS _Atomic(uint64_t) own_calls;   /* this thread's count when it has no counter */
@@ -88,12 +93,12 @@ _Atomic(uint64_t) *hs_count_thread(void)
     pthread_once(&count_key_once, make_count_key);
     _Atomic(uint64_t) *n = &own_calls;
     for (int i = 0; i < COUNTERS; i++) {
-        if (atomic_load_explicit(&counters[i].taken, memory_order_relaxed) || atomic_exchange(&counters[i].taken, true))
+        if (atomic_load_explicit(&counter(i)->taken, memory_order_relaxed) || atomic_exchange(&counter(i)->taken, true))
             continue;
         int used = atomic_load(&counters_used);
         while (used < i + 1 && !atomic_compare_exchange_weak(&counters_used, &used, i + 1))
             ;
-        n = &counters[i].calls;
+        n = &counter(i)->calls;
         break;
     }
     hs_my_calls = n;
@@ -109,7 +114,7 @@ static uint64_t calls_seen(void)
 {
     uint64_t n = atomic_load(&calls_of_exited) + (hs_my_calls == &own_calls ? atomic_load(&own_calls) : 0);
     for (int i = 0, used = atomic_load(&counters_used); i < used; i++)
-        n += atomic_load_explicit(&counters[i].calls, memory_order_relaxed);
+        n += atomic_load_explicit(&counter(i)->calls, memory_order_relaxed);
     return n;
 }
 
@@ -118,8 +123,8 @@ static uint64_t calls_seen(void)
 static void counters_after_fork(void)
 {
     for (int i = 0, used = atomic_load(&counters_used); i < used; i++) {
-        atomic_store(&counters[i].calls, 0);
-        atomic_store(&counters[i].taken, hs_my_calls == &counters[i].calls);
+        atomic_store(&counter(i)->calls, 0);
+        atomic_store(&counter(i)->taken, hs_my_calls == &counter(i)->calls);
     }
     atomic_store(&calls_of_exited, 0);
     atomic_store(&own_calls, 0);

@@ -195,7 +195,7 @@ typedef struct launch_record {
 
 /* Under the stream's lock, with the launch's place in stream order: its record, written in its
  * ledger slot.  A deferred launch about to be overwritten gives its accesses to the history first. */
-HS_HOT static void record_launch(hs_stream *s, uint64_t seq, void *arg)
+HS_HOT_PATH static void record_launch(hs_stream *s, uint64_t seq, void *arg)
 {
     launch_record *r = arg;
     const hs_launch *old = hs_ledger_next_overwritten_locked(s, seq);
@@ -228,7 +228,7 @@ HS_HOT static void record_launch(hs_stream *s, uint64_t seq, void *arg)
     r->recorded = true;
 }
 
-HS_HOT void hs_model_launch(const hs_call *c, hs_call_state *st)
+HS_HOT_PATH void hs_model_launch(const hs_call *c, hs_call_state *st)
 {
     hs_stream *s = st->stream;
     if (!s || c->kernel_ref == HS_KREF_NONE)

@@ -30,6 +30,8 @@ uint64_t hs_coarse_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+HS_TLS int *hs_errno_at;
+
 uint64_t hs_coarse_monotonic_ns(void)
 {
     struct timespec ts;

@@ -3,6 +3,7 @@
 #define HS_UTIL_H
 
 #include <signal.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,15 @@
  * executes (cold, between the runtime's own code) then no longer move by up to ten with where
  * a change anywhere else in the library leaves a function's first byte. */
 #define HS_HOT __attribute__((hot, aligned(64)))
+/* The functions every launch and every PyTorch block event runs, apart from the rest of
+ * .text.hot: the linker's default script places .text.sorted.* sections right after it, so
+ * these lie together on as few pages as their size fills (an engine's own work between two
+ * calls can leave each page hipshadow touches out of the address-translation caches: a page walk
+ * each).  tools/bench_pages.py counts the pages; tests/check_hot_placement.py keeps them together. */
+#define HS_HOT_PATH __attribute__((hot, aligned(64), section(".text.sorted.hs_path.1")))
+/* A PyTorch block event's own functions, right after the launch's: a launch without PyTorch
+ * does not have them between its own. */
+#define HS_HOT_BLOCK_PATH __attribute__((hot, aligned(64), section(".text.sorted.hs_path.2")))
 /* A small function of the launch path that more than one path calls: inlined into each (across
  * files, by link-time optimisation) rather than called, as it was while it had one caller. */
 #define HS_INLINE_HOT __attribute__((hot, always_inline)) inline
@@ -39,6 +49,14 @@ double hs_ns_per_stamp(void); /* the stamps' rate since hs_start_ns (1 where the
 uint32_t hs_thread_id(void);  /* kernel tid, cached per thread */
 uint64_t hs_start_ns(void);   /* when hipshadow started in this process */
 void hs_thread_id_after_fork(void);
+/* This thread's errno by its address, asked of the C library once: `errno` itself is a call
+ * into it (a page of its code) at every use, and every wrapper keeps the program's errno. */
+extern HS_TLS int *hs_errno_at;
+static inline int *hs_errno(void)
+{
+    int *at = hs_errno_at;
+    return HS_LIKELY(at != NULL) ? at : (hs_errno_at = &errno);
+}
 /* The fork gate: code that takes the dynamic loader's or libunwind's locks (stack walks,
  * dl_iterate_phdr) runs inside it, and fork waits (pthread_atfork prepare) until no thread is
  * inside.  glibc does not reset the lock dl_iterate_phdr takes in a fork child: a fork while

@@ -597,7 +597,7 @@ static find_cache *finds(void)
     return my_finds;
 }
 
-HS_HOT bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
+HS_HOT_PATH bool hs_pm_find(hs_page_map *m, uintptr_t addr, hs_span *out)
 {
     /* Nothing in addr's GiB: one load (a launch's arguments are mostly integers, each looked up) */
     if ((addr >= ADDR_LIMIT || !ld(&m->top[addr >> LEAF_SHIFT])) &&

@@ -21,8 +21,11 @@ typedef struct quarantined {
 
 enum { QUARANTINE_MAX_RECORDS = 16384 };
 
+/* Found by any address inside, or by base, in O(1).  Every copy and launch reads its head: with
+ * the other flags they read (one page, HS_HOT_DATA), not at the head of the quarantine below. */
+HS_HOT_DATA static hs_page_map map;
+
 static struct {
-    hs_page_map map;        /* found by any address inside, or by base, in O(1) */
     hs_page_map superseded; /* freed spans a newer allocation covers in part (rare) */
     pthread_mutex_t lock;   /* orders every change of the map and the FIFO */
     quarantined fifo[QUARANTINE_MAX_RECORDS];
@@ -48,23 +51,23 @@ int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live)
 {
     sh.quarantine_bytes_max = quarantine_bytes;
     sh.max_live = max_live;
-    if (hs_pm_init(&sh.map) || hs_pm_init(&sh.superseded))
+    if (hs_pm_init(&map) || hs_pm_init(&sh.superseded))
         return -1;
-    hs_pm_set_tag(&sh.map, tag_of);
-    hs_pm_set_cap(&sh.map, max_live ? max_live + QUARANTINE_MAX_RECORDS : 0);
+    hs_pm_set_tag(&map, tag_of);
+    hs_pm_set_cap(&map, max_live ? max_live + QUARANTINE_MAX_RECORDS : 0);
     return 0;
 }
 
 void hs_shadow_after_fork(void)
 {
     pthread_mutex_init(&sh.lock, NULL);
-    hs_pm_after_fork(&sh.map);
+    hs_pm_after_fork(&map);
     hs_pm_after_fork(&sh.superseded);
 }
 
-uint64_t hs_shadow_version(void) { return (uint64_t)hs_pm_version(&sh.superseded) << 32 | hs_pm_version(&sh.map); }
+uint64_t hs_shadow_version(void) { return (uint64_t)hs_pm_version(&sh.superseded) << 32 | hs_pm_version(&map); }
 
-size_t hs_shadow_live_count(void) { return hs_pm_count(&sh.map) + hs_pm_count(&sh.superseded) - sh.quarantined; }
+size_t hs_shadow_live_count(void) { return hs_pm_count(&map) + hs_pm_count(&sh.superseded) - sh.quarantined; }
 
 const char *hs_mem_kind_name(uint32_t kind)
 {
@@ -122,11 +125,11 @@ static void evict_oldest(void)
 {
     quarantined *q = &sh.fifo[sh.fifo_head];
     hs_span s;
-    uint32_t ref = hs_pm_find_ref(&sh.map, q->base, true, &s);
+    uint32_t ref = hs_pm_find_ref(&map, q->base, true, &s);
     if (ref && s.id == q->id && (s.kind & FREED)) {
-        hs_pm_lock(&sh.map);
-        hs_pm_remove_ref_locked(&sh.map, ref, &s);
-        hs_pm_unlock(&sh.map);
+        hs_pm_lock(&map);
+        hs_pm_remove_ref_locked(&map, ref, &s);
+        hs_pm_unlock(&map);
         forget(&s, NULL);
     } else if (hs_pm_count(&sh.superseded) && hs_pm_find_exact(&sh.superseded, q->base, &s) && s.id == q->id) {
         hs_pm_lock(&sh.superseded);
@@ -148,7 +151,7 @@ static void evict_batch(void)
     size_t n = sh.fifo_len < EVICT_BATCH ? sh.fifo_len : EVICT_BATCH;
     for (size_t i = 0; i < n; i++)
         bases[i] = sh.fifo[(sh.fifo_head + i) % QUARANTINE_MAX_RECORDS].base;
-    hs_pm_prefetch(&sh.map, bases, n);
+    hs_pm_prefetch(&map, bases, n);
     for (size_t i = 0; i < n; i++)
         evict_oldest();
 }
@@ -164,12 +167,12 @@ static void quarantine_locked(hs_span *s, uint32_t ref)
         evict_oldest(); /* by bytes: one at a time, so a quarantine of a few large spans keeps them */
     hs_span freed = *s;
     freed.kind |= FREED;
-    hs_pm_lock(&sh.map);
+    hs_pm_lock(&map);
     if (keep)
-        hs_pm_rewrite_ref_locked(&sh.map, ref, s, &freed);
+        hs_pm_rewrite_ref_locked(&map, ref, s, &freed);
     else
-        hs_pm_remove_ref_locked(&sh.map, ref, s);
-    hs_pm_unlock(&sh.map);
+        hs_pm_remove_ref_locked(&map, ref, s);
+    hs_pm_unlock(&map);
     if (!keep)
         return;
     size_t tail = (sh.fifo_head + sh.fifo_len) % QUARANTINE_MAX_RECORDS;
@@ -194,9 +197,9 @@ static int make_live_locked(const hs_span *s)
         end = UINTPTR_MAX;
     if (end > atomic_load_explicit(&hs_shadow_ceiling, memory_order_relaxed))
         atomic_store_explicit(&hs_shadow_ceiling, end, memory_order_release);
-    hs_pm_lock(&sh.map);
-    int rc = hs_pm_insert_locked(&sh.map, s, replaced_by_allocation, (void *)s);
-    hs_pm_unlock(&sh.map);
+    hs_pm_lock(&map);
+    int rc = hs_pm_insert_locked(&map, s, replaced_by_allocation, (void *)s);
+    hs_pm_unlock(&map);
     if (rc == 0)
         sh.live_bytes += s->size;
     else if (rc == -2 && !sh.cap_warned) {
@@ -222,7 +225,7 @@ hs_release_result hs_shadow_release(uintptr_t base, uint32_t free_stack, uint32_
 {
     hs_release_result result = HS_RELEASE_UNKNOWN;
     pthread_mutex_lock(&sh.lock);
-    uint32_t ref = hs_pm_find_ref(&sh.map, base, false, span);
+    uint32_t ref = hs_pm_find_ref(&map, base, false, span);
     if (ref) {
         if (span->kind & FREED) {
             span->kind &= ~FREED;
@@ -287,10 +290,10 @@ void hs_shadow_restore(const hs_span *s)
     back.kind &= ~FREED;
     back.end_stack = 0;
     back.end_time_ns = 0;
-    if (hs_pm_find_exact(&sh.map, s->base, &in_map) && in_map.id == s->id && (in_map.kind & FREED)) {
-        hs_pm_lock(&sh.map); /* still in quarantine: alive again where it lies (its FIFO entry goes stale) */
-        hs_pm_update_locked(&sh.map, &back);
-        hs_pm_unlock(&sh.map);
+    if (hs_pm_find_exact(&map, s->base, &in_map) && in_map.id == s->id && (in_map.kind & FREED)) {
+        hs_pm_lock(&map); /* still in quarantine: alive again where it lies (its FIFO entry goes stale) */
+        hs_pm_update_locked(&map, &back);
+        hs_pm_unlock(&map);
         sh.quarantine_bytes -= s->size;
         sh.quarantined--;
         sh.live_bytes += s->size;
@@ -300,9 +303,9 @@ void hs_shadow_restore(const hs_span *s)
     pthread_mutex_unlock(&sh.lock);
 }
 
-HS_HOT hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
+HS_HOT_PATH hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
 {
-    if (!hs_pm_find(&sh.map, addr, span) &&
+    if (!hs_pm_find(&map, addr, span) &&
         !(HS_UNLIKELY(hs_pm_count(&sh.superseded)) && hs_pm_find(&sh.superseded, addr, span)))
         return HS_WHERE_NONE;
     if (span->kind & FREED) {
@@ -315,7 +318,7 @@ HS_HOT hs_where hs_shadow_lookup(uintptr_t addr, hs_span *span)
 bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *kind)
 {
     uint8_t tag = 0;
-    switch (hs_pm_brief_find(&sh.map, addr, extent, &tag)) {
+    switch (hs_pm_brief_find(&map, addr, extent, &tag)) {
     case HS_PM_INSIDE:
         if (!(tag & TAG_KIND) || (tag & TAG_FREED))
             return false; /* freed: the full lookup finds what a report needs */
@@ -333,7 +336,7 @@ bool hs_shadow_brief(uintptr_t addr, size_t extent, hs_where *where, uint32_t *k
 
 void hs_shadow_nearest(uintptr_t addr, hs_span *below, bool *has_below, hs_span *above, bool *has_above)
 {
-    hs_pm_neighbours(&sh.map, addr, FREED, below, has_below, above, has_above);
+    hs_pm_neighbours(&map, addr, FREED, below, has_below, above, has_above);
 }
 
 typedef struct live_visit {
@@ -358,15 +361,15 @@ bool hs_shadow_foreach_live(void (*fn)(const hs_span *, void *), void *arg, int 
     live_visit v = {fn, arg};
     if (wait_s < 0) {
         pthread_mutex_lock(&sh.lock);
-        hs_pm_lock(&sh.map);
+        hs_pm_lock(&map);
     } else if (pthread_mutex_timedlock(&sh.lock, &until) != 0) {
         return false;
-    } else if (!hs_pm_timedlock(&sh.map, &until)) {
+    } else if (!hs_pm_timedlock(&map, &until)) {
         pthread_mutex_unlock(&sh.lock);
         return false;
     }
-    hs_pm_foreach_locked(&sh.map, visit_if_live, &v);
-    hs_pm_unlock(&sh.map);
+    hs_pm_foreach_locked(&map, visit_if_live, &v);
+    hs_pm_unlock(&map);
     pthread_mutex_unlock(&sh.lock);
     return true;
 }

@@ -123,8 +123,8 @@ static uint64_t hint_of(const hs_span_block *blk, ptrdiff_t i) { return (uint64_
  * was inserted or removed before it).  No directory load: a block holding spans is in the
  * directory, at its `at`, and the spans of one block are consecutive in the whole order.  Every
  * load is clamped as the searches' are. */
-HS_HOT static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h,
-                                          ptrdiff_t *i)
+HS_HOT_PATH static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks, uintptr_t addr, uint64_t h,
+                                               ptrdiff_t *i)
 {
     const hs_span_block *blk = (const hs_span_block *)(uintptr_t)(h & ~(uint64_t)((1u << HINT_SPAN_BITS) - 1));
     if (!blk)
@@ -145,8 +145,8 @@ HS_HOT static const hs_span_block *hinted(const uintptr_t *keys, size_t nblocks,
 /* Where addr falls: block *b (-1 when below every span) and, in it, span *i (the last with
  * base <= addr); returns that block (NULL when *b is -1).  Readers and writers alike; readers
  * clamp what they read.  The hint for addr first, else the two searches; either refreshes it. */
-HS_HOT static const hs_span_block *locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys,
-                                          size_t nblocks, uintptr_t addr, ptrdiff_t *b, ptrdiff_t *i)
+HS_HOT_PATH static const hs_span_block *locate(hs_span_index *ix, hs_span_block *const *dir, const uintptr_t *keys,
+                                               size_t nblocks, uintptr_t addr, ptrdiff_t *b, ptrdiff_t *i)
 {
     _Atomic uint64_t *hint = &ix->hints[hint_slot(addr)];
     uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
@@ -173,7 +173,7 @@ static bool contains(const hs_span *s, uintptr_t addr)
     return addr - s->base < s->size || (s->size == 0 && addr == s->base);
 }
 
-HS_HOT static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
+HS_HOT_PATH static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
 {
     for (;;) {
         unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
@@ -348,7 +348,7 @@ static bool first_overlap(hs_span_index *ix, uintptr_t base, uintptr_t end, size
     return false;
 }
 
-HS_HOT bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
+HS_HOT_BLOCK_PATH bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_span *old)
 {
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     size_t nb = atomic_load_explicit(&ix->nblocks, memory_order_relaxed);
@@ -370,8 +370,8 @@ HS_HOT bool hs_span_overwrite_locked(hs_span_index *ix, const hs_span *s, hs_spa
     return true;
 }
 
-HS_HOT bool hs_span_end_locked(hs_span_index *ix, uintptr_t base, uint64_t end_time_ns, uint32_t end_stack,
-                               uint32_t end_thread, hs_span *ended)
+HS_HOT_BLOCK_PATH bool hs_span_end_locked(hs_span_index *ix, uintptr_t base, uint64_t end_time_ns, uint32_t end_stack,
+                                          uint32_t end_thread, hs_span *ended)
 {
     hs_span_block **dir = atomic_load_explicit(&ix->dir, memory_order_relaxed);
     ptrdiff_t b, i;

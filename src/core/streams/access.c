@@ -49,7 +49,6 @@ typedef struct shard {
 
 static struct {
     uint32_t history, max;
-    bool races_off; /* races=0 */
     shard shards[SHARDS];
     atomic_uint records;
     atomic_bool full_said, ring_said, ranges_said;
@@ -65,10 +64,11 @@ static struct {
     _Atomic uint64_t reported[REPORTED_SLOTS];
 } ac = {.history = 16, .max = 65536};
 HS_HOT_DATA static bool initcheck_on; /* read at every launch: with the other such flags */
+HS_HOT_DATA static bool races_off;    /* races=0; read at every launch too */
 
 void hs_access_init(uint32_t history, uint32_t max, bool initcheck, bool races)
 {
-    ac.races_off = !races;
+    races_off = !races;
     ac.history = history ? history : 1;
     ac.max = max ? max : 1;
     initcheck_on = initcheck;
@@ -84,15 +84,15 @@ bool hs_access_races(void) { return atomic_load_explicit(&races_live, memory_ord
 
 static void start(void)
 {
-    if (ac.races_off)
+    if (races_off)
         return;
     atomic_store(&races_live, true);
     atomic_store(&hs_access_live, true);
 }
 
-void hs_access_stream_seen(const hs_stream *s, bool created)
+HS_HOT_PATH void hs_access_stream_seen(const hs_stream *s, bool created)
 {
-    if (atomic_load_explicit(&races_live, memory_order_relaxed) || ac.races_off)
+    if (atomic_load_explicit(&races_live, memory_order_relaxed) || races_off)
         return;
     if (created) {
         /* a non-blocking stream is not ordered with the null stream; two streams not with each other */

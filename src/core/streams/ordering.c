@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-static atomic_uint capturing_streams;
+HS_HOT_DATA static atomic_uint capturing_streams; /* read at every launch: with the other flags */
 /* The legacy null stream has waited for an event: its clock may name any stream. */
 static atomic_bool legacy_waited_on_event;
 
@@ -85,7 +85,7 @@ static void host_bounds_grow(hs_stream *s, uintptr_t lo, uintptr_t hi)
         atomic_store_explicit(&s->pending_host_hi, new_hi, memory_order_relaxed);
 }
 
-HS_HOT static void host_bounds_clear_if_none(hs_stream *s)
+HS_HOT_PATH static void host_bounds_clear_if_none(hs_stream *s)
 {
     if (atomic_load_explicit(&s->pending_host, memory_order_relaxed) == 0 &&
         atomic_load_explicit(&s->pending_host_hi, memory_order_relaxed) != 0) {
@@ -94,7 +94,7 @@ HS_HOT static void host_bounds_clear_if_none(hs_stream *s)
     }
 }
 
-HS_HOT static void retire_locked(hs_stream *s)
+HS_HOT_PATH static void retire_locked(hs_stream *s)
 {
     uint64_t done = atomic_load(&s->done);
     while (s->pending_n && s->pending[s->pending_head].seq <= done) {
@@ -125,7 +125,7 @@ static void append_locked(hs_stream *s, const hs_pending_op *op)
 }
 
 /* The legacy null stream waits for every blocking stream, and blocking streams wait for it. */
-HS_HOT static void legacy_order_locked(hs_stream *s)
+HS_HOT_PATH static void legacy_order_locked(hs_stream *s)
 {
     hs_stream *null = hs_stream_null();
     if (s == null) {
@@ -271,7 +271,7 @@ void hs_order_complete_clock(const hs_vclock *clock)
     }
 }
 
-HS_HOT uint64_t hs_order_enqueue_recorded(hs_stream *s, void (*record)(hs_stream *, uint64_t, void *), void *arg)
+HS_HOT_PATH uint64_t hs_order_enqueue_recorded(hs_stream *s, void (*record)(hs_stream *, uint64_t, void *), void *arg)
 {
     if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
         return 0;

@@ -19,6 +19,10 @@ typedef struct gone_handle {
     uint64_t when; /* its end_time_ns in the destroyed index: which destruction */
 } gone_handle;
 
+/* by_index[0], the null stream's record, made first and never replaced: every launch on it
+ * reads it here, with the other flags (one page), not through the table's own page. */
+HS_HOT_DATA static hs_stream *null_stream;
+
 static struct {
     hs_span_index live, destroyed, events;
     uintptr_t builtin[4];
@@ -135,6 +139,8 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
     }
     s->index = index;
     st.by_index[index] = s;
+    if (index == 0)
+        null_stream = s;
     if (blocking && index)
         atomic_fetch_add(&hs_streams_blocking, 1u);
     atomic_store(&st.n_streams, index + 1); /* publish after the slot is filled */
@@ -249,7 +255,7 @@ hs_stream_state hs_stream_destroyed(uintptr_t handle, uint32_t stack, uint32_t t
     return before;
 }
 
-atomic_uint hs_streams_blocking;
+HS_HOT_DATA atomic_uint hs_streams_blocking; /* read at every launch: with the other such flags */
 
 /* This thread's last live stream found, good while the index of live streams is unchanged: a
  * program makes call after call on one stream, and the index's search is then skipped. */
@@ -293,14 +299,14 @@ HS_HOT hs_stream_state hs_stream_state_of(uintptr_t handle, hs_span *info)
     return HS_STREAM_NEVER_CREATED;
 }
 
-HS_HOT hs_stream *hs_stream_null(void) { return st.by_index[0]; }
+HS_HOT hs_stream *hs_stream_null(void) { return null_stream; }
 uint32_t hs_stream_count(void) { return atomic_load_explicit(&st.n_streams, memory_order_acquire); }
 hs_stream *hs_stream_by_index(uint32_t index) { return index < hs_stream_count() ? st.by_index[index] : NULL; }
 
 hs_stream *hs_stream_get(uintptr_t handle)
 {
     if (handle == 0 || (handle == st.legacy_handle && handle))
-        return st.by_index[0];
+        return null_stream;
     if (handle == st.per_thread_handle && st.per_thread_handle) {
         if (HS_UNLIKELY(!per_thread) && !per_thread_untracked) {
             pthread_mutex_lock(&st.lock);
@@ -319,7 +325,7 @@ hs_stream *hs_stream_get(uintptr_t handle)
 HS_INLINE_HOT hs_stream *hs_stream_live(uintptr_t handle)
 {
     if (handle == 0 || (handle == st.legacy_handle && handle))
-        return st.by_index[0];
+        return null_stream;
     if (handle == st.per_thread_handle && handle)
         return per_thread; /* made at this thread's first call on it, on the full path */
     const struct last_live *live = find_live(handle);

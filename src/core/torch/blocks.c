@@ -63,7 +63,6 @@ static struct {
     size_t n_live, n_quarantined;
     quarantined *fifo;
     size_t fifo_head, fifo_len;
-    block_rec *recs[REC_CHUNKS]; /* chunks, made as slots are first needed; never freed */
     uint32_t n_slots, free_slots;
     hs_block_segment *segs;
     size_t n_segs, cap_segs;
@@ -73,6 +72,9 @@ static struct {
      * comes next (no other stream used the block): the two then take one search of the index.
      * Any other event, and a reader of the records, applies it first (apply_request). */
     free_request request;
+    /* Chunks, made as slots are first needed; never freed.  Last: an event reads one of the first
+     * entries, on the page of the fields above (32 KiB of entries between them would be a second). */
+    block_rec *recs[REC_CHUNKS];
 } bk = {.lock = HS_SPIN_INIT};
 /* Readers: an event was seen, the index is ready (read at every launch: with the other such flags). */
 HS_HOT_DATA static atomic_bool blocks_any;
@@ -98,7 +100,7 @@ void hs_blocks_after_fork(void)
 
 bool hs_blocks_any(void) { return atomic_load_explicit(&blocks_any, memory_order_relaxed); }
 
-HS_HOT hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
+HS_HOT_PATH hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
 {
     if (!atomic_load_explicit(&blocks_any, memory_order_acquire) || !hs_span_find(&bk.blocks, addr, block))
         return HS_BLOCK_NONE;
@@ -212,7 +214,7 @@ HS_HOT static void rec_give(uint32_t slot)
 }
 
 /* The record of an index span (its kind is the slot), or NULL. */
-HS_HOT static block_rec *rec_of(const hs_span *s)
+HS_HOT_BLOCK_PATH static block_rec *rec_of(const hs_span *s)
 {
     block_rec *r = s->kind < bk.n_slots ? rec_at(s->kind) : NULL;
     return r && r->id == s->id ? r : NULL;
@@ -220,7 +222,7 @@ HS_HOT static block_rec *rec_of(const hs_span *s)
 
 /* A span that left the index (removed, or overwritten by a new block): its record and its
  * share of the counts. */
-HS_HOT static void forget(const hs_span *s)
+HS_HOT_BLOCK_PATH static void forget(const hs_span *s)
 {
     if (quarantined_span(s)) {
         bk.n_quarantined--;
@@ -233,7 +235,7 @@ HS_HOT static void forget(const hs_span *s)
 }
 
 /* The span whose base is addr, live, with its record; false when there is none. */
-HS_HOT static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
+HS_HOT_BLOCK_PATH static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
 {
     if (!hs_span_find_exact(&bk.blocks, addr, s) || quarantined_span(s))
         return false;
@@ -278,7 +280,7 @@ HS_HOT static void evict_oldest(void)
 
 /* A live block whose free completed, ended in place (hs_span_end_locked): quarantined, older
  * ones going to make room, or forgotten when quarantine= keeps too few bytes for it. */
-HS_HOT static void admit(const hs_span *s)
+HS_HOT_BLOCK_PATH static void admit(const hs_span *s)
 {
     bool keep = bk.quarantine_max != 0 && s->size <= bk.quarantine_max;
     while (keep && bk.fifo_len > 0 &&
@@ -298,7 +300,7 @@ HS_HOT static void admit(const hs_span *s)
     bk.fifo_len++;
 }
 
-HS_HOT static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT_BLOCK_PATH static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
 {
     if (!e->size || e->addr + e->size < e->addr)
         return;
@@ -347,7 +349,7 @@ HS_HOT static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint
 }
 
 /* Who let the block go, in its record. */
-HS_HOT static void note_request(block_rec *r, const free_request *q)
+HS_HOT_BLOCK_PATH static void note_request(block_rec *r, const free_request *q)
 {
     r->info.free_requested_ns = q->now;
     /* PyTorch hands the allocation's context to a free that gathered none: not the free's stack */
@@ -371,7 +373,8 @@ static void apply_request(void)
     note_request(r, &bk.request);
 }
 
-HS_HOT static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT_BLOCK_PATH static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread,
+                                                uint64_t now)
 {
     bk.request = (free_request){.valid = true,
                                 .addr = e->addr,
@@ -382,7 +385,8 @@ HS_HOT static void on_free_requested(const hipshadow_block_event *e, uint32_t st
                                 .now = now};
 }
 
-HS_HOT static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
+HS_HOT_BLOCK_PATH static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread,
+                                                uint64_t now)
 {
     uint64_t ended_at = now ? now : 1; /* a span with end_time_ns 0 is live */
     hs_span s;
@@ -495,7 +499,26 @@ static void drop_range(uintptr_t lo, uintptr_t hi)
     remove_overlapping(lo, hi);
 }
 
-HS_HOT void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
+/* Segment events, and actions hipshadow does not act on (snapshot, oom). */
+static void on_segment_event(const hipshadow_block_event *e)
+{
+    uintptr_t lo = e->addr, hi = e->addr + e->size;
+    switch (e->action) {
+    case HIPSHADOW_BLOCK_SEGMENT_ALLOC:
+    case HIPSHADOW_BLOCK_SEGMENT_MAP:
+        drop_range(lo, hi); /* whatever was there before belonged to memory given back since */
+        segments_add(e, e->action == HIPSHADOW_BLOCK_SEGMENT_MAP);
+        break;
+    case HIPSHADOW_BLOCK_SEGMENT_FREE:
+    case HIPSHADOW_BLOCK_SEGMENT_UNMAP:
+        drop_range(lo, hi);
+        segments_remove(lo, hi);
+        break;
+    default: break;
+    }
+}
+
+HS_HOT_BLOCK_PATH void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
     hs_spin_lock(&bk.lock);
     if (setup_locked() != 0) {
@@ -511,23 +534,16 @@ HS_HOT void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint
         bk.stats.events[e->action]++;
     if (bk.request.valid && (e->action != HIPSHADOW_BLOCK_FREE_COMPLETED || e->addr != bk.request.addr))
         apply_request();
-    uintptr_t lo = e->addr, hi = e->addr + e->size;
-    switch (e->action) {
-    case HIPSHADOW_BLOCK_ALLOC: on_alloc(e, stack, thread, now_ns); break;
-    case HIPSHADOW_BLOCK_FREE_REQUESTED: on_free_requested(e, stack, thread, now_ns); break;
-    case HIPSHADOW_BLOCK_FREE_COMPLETED: on_free_completed(e, stack, thread, now_ns); break;
-    case HIPSHADOW_BLOCK_SEGMENT_ALLOC:
-    case HIPSHADOW_BLOCK_SEGMENT_MAP:
-        drop_range(lo, hi); /* whatever was there before belonged to memory given back since */
-        segments_add(e, e->action == HIPSHADOW_BLOCK_SEGMENT_MAP);
-        break;
-    case HIPSHADOW_BLOCK_SEGMENT_FREE:
-    case HIPSHADOW_BLOCK_SEGMENT_UNMAP:
-        drop_range(lo, hi);
-        segments_remove(lo, hi);
-        break;
-    default: break;
-    }
+    /* The three of every tensor first, by comparison: a switch's jump table is a read of one more
+     * page (.rodata) at every event. */
+    if (e->action == HIPSHADOW_BLOCK_ALLOC)
+        on_alloc(e, stack, thread, now_ns);
+    else if (e->action == HIPSHADOW_BLOCK_FREE_REQUESTED)
+        on_free_requested(e, stack, thread, now_ns);
+    else if (e->action == HIPSHADOW_BLOCK_FREE_COMPLETED)
+        on_free_completed(e, stack, thread, now_ns);
+    else
+        on_segment_event(e);
     hs_spin_unlock(&bk.lock);
 }
 

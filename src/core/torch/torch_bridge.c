@@ -17,9 +17,11 @@
 
 enum { T_SEARCHING = 0, T_LOADED, T_ATTACHING, T_ATTACHED, T_OFF };
 
+/* 0 off, 1 findings, 2 alloc; read at every block event: with the other flags (one page) */
+HS_HOT_DATA static int python_stacks;
+
 static struct {
     const hs_options *opt;
-    int python_stacks; /* 0 off, 1 findings, 2 alloc */
     atomic_int state;
     atomic_bool have_plugin;               /* plugin (its python_stack) usable */
     pthread_mutex_t lock;                  /* loading */
@@ -34,7 +36,7 @@ void hs_torch_after_fork(void) { pthread_mutex_init(&tb.lock, NULL); }
 
 /* ---- what the core offers the plugin ---- */
 
-HS_HOT static void core_block_event(const hipshadow_block_event *e)
+HS_HOT_BLOCK_PATH static void core_block_event(const hipshadow_block_event *e)
 {
     const uint64_t timed = hs_stat_clock();
     uint32_t stack = 0;
@@ -46,7 +48,7 @@ HS_HOT static void core_block_event(const hipshadow_block_event *e)
                               e->action == HIPSHADOW_BLOCK_SEGMENT_MAP || e->action == HIPSHADOW_BLOCK_SEGMENT_UNMAP
                           ? HS_STAT_block_segment
                           : HS_STAT_block_other);
-    if (tb.python_stacks == 2 && (e->action == HIPSHADOW_BLOCK_ALLOC || e->action == HIPSHADOW_BLOCK_FREE_REQUESTED))
+    if (python_stacks == 2 && (e->action == HIPSHADOW_BLOCK_ALLOC || e->action == HIPSHADOW_BLOCK_FREE_REQUESTED))
         stack = hs_stack_capture();
     hs_blocks_event(e, stack, hs_thread_id(), hs_coarse_ns());
     hs_stat_time(HS_STAT_block_ns, timed, 0);
@@ -63,7 +65,7 @@ static const hipshadow_torch_core core_table = {
 void hs_torch_init(const hs_options *o)
 {
     tb.opt = o;
-    tb.python_stacks = !strcmp(o->python_stacks, "off") ? 0 : !strcmp(o->python_stacks, "alloc") ? 2 : 1;
+    python_stacks = !strcmp(o->python_stacks, "off") ? 0 : !strcmp(o->python_stacks, "alloc") ? 2 : 1;
     hs_blocks_init(o->quarantine);
     if (!o->torch_blocks)
         atomic_store(&tb.state, T_OFF);
@@ -159,7 +161,7 @@ static void load_locked(void)
     hipshadow_torch_plugin p = {0};
     why[0] = 0;
     hipshadow_torch_core core = core_table;
-    core.python_stacks = tb.python_stacks;
+    core.python_stacks = python_stacks;
     if (!init || init(&core, &p, why, sizeof why) != 0 || p.abi != HIPSHADOW_TORCH_ABI || !p.attach) {
         char more[1024];
         snprintf(more, sizeof more, "the plugin '%.300s' refused: %.380s", path,
@@ -225,7 +227,7 @@ void hs_torch_poll(void)
 
 uint32_t hs_torch_python_stack(bool moves_data)
 {
-    if (!tb.python_stacks || !atomic_load_explicit(&tb.have_plugin, memory_order_acquire))
+    if (!python_stacks || !atomic_load_explicit(&tb.have_plugin, memory_order_acquire))
         return 0;
     return tb.plugin.python_stack(moves_data); /* the GIL may be taken */
 }
