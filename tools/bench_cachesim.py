@@ -16,13 +16,13 @@ Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only la
 --check (CI): exit 77 (skipped) without valgrind, 1 when a workload counted no code of
 hipshadow's (the preload or the sums went wrong).
 Needs valgrind; the simulators are given an aperture valgrind can map (SIM*_APERTURE_GIB)."""
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import valgrind_bench
 
 EVENTS = ("Ir", "I1mr", "D1mr", "D1mw")
 
@@ -51,52 +51,23 @@ def totals(out, keep):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("build", nargs="?", default="build")
-    ap.add_argument("--old-hip", help="an older libhipshadow.so, for launch")
-    ap.add_argument("--old-cuda", help="an older libhipshadow-cuda.so, for torch-op")
-    ap.add_argument("--only", default="launch,torch-op,block")
-    ap.add_argument("--check", action="store_true", help="CI: skip without valgrind, fail on an empty count")
-    args = ap.parse_args()
-    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
-        if args.check:
-            print("SKIP: valgrind (callgrind) is not installed")
-            sys.exit(77)
-        sys.exit("bench_cachesim: valgrind (callgrind) is not installed")
-    b = os.path.abspath(args.build)
-    only = set(args.only.split(","))
-    bad = only - {"launch", "torch-op", "block"}
-    if bad:
-        sys.exit(f"bench_cachesim: --only takes launch, torch-op, block (got {','.join(sorted(bad))})")
-    for lib in (args.old_hip, args.old_cuda):
-        if lib and not os.path.isfile(lib):
-            sys.exit(f"bench_cachesim: no library at {lib}")
-    base = dict(os.environ, SIMHIP_APERTURE_GIB="4", SIMCUDA_APERTURE_GIB="4")
-    base.pop("HIPSHADOW_OPTIONS", None)
+    args, b, only = valgrind_bench.parse(__doc__, "bench_cachesim", ("launch", "torch-op", "block"),
+                                         ("valgrind", "callgrind_annotate"))
     runs = []  # (workload, label, command, env, units, keep)
     if "launch" in only:
-        env = dict(base, SIMHIP_NULL="1", BENCH_NONBLOCKING="1", BENCH_ARENA_TENSORS="235",
-                   LD_LIBRARY_PATH=os.path.join(b, "tests/simhip"))
+        env = dict(valgrind_bench.launch_env(b), BENCH_NONBLOCKING="1")
         cmd = [os.path.join(b, "tests/bench/bench_events"), "1000", "2000", "arena,cold"]
-        for label, lib in (("new", os.path.join(b, "src/libhipshadow.so")), ("old", args.old_hip)):
-            if lib:
-                lib = os.path.abspath(lib)
-                runs.append(("launch", label, cmd, dict(env, LD_PRELOAD=lib), 2000,
-                             lambda f, o, lib=lib: o == lib))
+        for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow.so"), args.old_hip):
+            runs.append(("launch", label, cmd, dict(env, LD_PRELOAD=lib), 2000, lambda f, o, lib=lib: o == lib))
     if "torch-op" in only:
-        sim = os.path.join(b, "tests/torchsim")
-        env = dict(base, LD_LIBRARY_PATH=os.path.join(b, "tests/simcuda") + ":" + sim,
-                   HIPSHADOW_OPTIONS="torch_plugin=" + os.path.join(sim, "libhipshadow-torch.so"))
-        cmd = [os.path.join(sim, "blocks_sim"), "generate", "20", "cold"]
-        for label, lib in (("new", os.path.join(b, "src/libhipshadow-cuda.so")), ("old", args.old_cuda)):
-            if lib:
-                lib = os.path.abspath(lib)
-                runs.append(("torch-op", label, cmd, dict(env, LD_PRELOAD=lib), 20 * 271,
-                             lambda f, o, lib=lib: o == lib or o.endswith("/libhipshadow-torch.so")))
+        cmd = [os.path.join(b, "tests/torchsim/blocks_sim"), "generate", "20", "cold"]
+        for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow-cuda.so"), args.old_cuda):
+            runs.append(("torch-op", label, cmd, dict(valgrind_bench.torch_env(b), LD_PRELOAD=lib), 20 * 271,
+                         lambda f, o, lib=lib: o == lib or o.endswith("/libhipshadow-torch.so")))
     if "block" in only:
         trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests/unit/data/torch-gpt2-head.txt")
         cmd = [os.path.join(b, "tests/bench/bench_blocks"), os.path.abspath(trace), "3", "cold"]
-        runs.append(("block", "new", cmd, base, 3 * 20000,
+        runs.append(("block", "new", cmd, valgrind_bench.base_env(), 3 * 20000,
                      lambda f, o: "src/core/" in f and not f.endswith(":main")))
     print(f"{'workload':9} {'library':7} " + " ".join(f"{e:>8}" for e in EVENTS) + "   (per unit)")
     with tempfile.TemporaryDirectory() as tmp:
