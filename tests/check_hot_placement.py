@@ -10,7 +10,7 @@ at every call, which must all lie in the .hs_hot_data section, itself within one
 libraries' link starts it on a page: src/core/process/hot_data.ld).  PATH: the functions a
 clean launch runs (HS_HOT_PATH), which must lie together: their stretch of the text at most
 MAX_PATH_SPREAD times their own size (placed after .text.hot, with the few other functions of
-the path between them: 1.3 times; left where .text.hot and .text put them, 40 times.  Each page
+the path between them: 1.3 times; left where .text.hot and .text put them, 42 times.  Each page
 of code a launch touches is an address translation).
 A name may carry the compiler's suffixes (.lto_priv.0, .constprop.0); a name missing from the
 symbol table (inlined everywhere) fails the check, so the list stays true to the code."""
