@@ -2,12 +2,15 @@
  * the host mappings, msync probes, writing the log, the findings file and the report) must not
  * change the program's errno.  Sets errno before each call and checks it after: a clean copy
  * into memory mapped just before (the host probe's slow path), allocations, a stream, a bad copy
- * (reported, so written out) and frees.  Prints "errno kept: N calls" or the first call that
- * changed it. */
+ * (reported, so written out) and frees; on the main thread, then on a second one (each thread's
+ * errno is its own: hipshadow keeps the address it read on that thread).  Prints "errno kept: N
+ * calls" or the first call that changed it. */
 #include "common.h"
 
 #include <errno.h>
 #include <sys/mman.h>
+
+#include <pthread.h>
 
 static int checked;
 
@@ -22,7 +25,7 @@ static int checked;
         checked++;                                                                                                     \
     } while (0)
 
-int main(void)
+static int calls(void)
 {
     float *dev = NULL;
     hipStream_t stream;
@@ -43,6 +46,24 @@ int main(void)
     KEEPS(hipStreamDestroy(stream));
     KEEPS(hipFree(dev));
     KEEPS(hipFree(dev)); /* twice: reported */
+    return 0;
+}
+
+static void *second_thread(void *result)
+{
+    *(int *)result = calls();
+    return NULL;
+}
+
+int main(void)
+{
+    int rc = calls(), second = 99;
+    pthread_t t;
+    if (rc || pthread_create(&t, NULL, second_thread, &second) != 0)
+        return rc ? rc : 99;
+    pthread_join(t, NULL);
+    if (second)
+        return second;
     printf("errno kept: %d calls\n", checked);
     return 0;
 }
