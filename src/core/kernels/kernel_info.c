@@ -3,6 +3,7 @@
  * their modules, and a few hundred bytes each is what a process's kernels cost). */
 #include "kernels/kernel_info.h"
 #include "runtime/own_calls.h"
+#include "process/hot_memory.h"
 #include "process/util.h"
 
 #include <pthread.h>
@@ -48,7 +49,8 @@ const hs_kernel_info *hs_kernel_info_find(const hs_call *c)
         return hs_kernel_info_last = k;
     pthread_mutex_lock(&fill_lock);
     k = find(c->kernel, &empty); /* another thread may have filled it meanwhile */
-    if (!k && empty < SLOTS && (k = calloc(1, sizeof *k))) {
+    /* read at every launch of the kernel: with the other hot structures (hot_memory.h) */
+    if (!k && empty < SLOTS && (k = hs_hot_memory(sizeof *k) ?: calloc(1, sizeof *k))) {
         const hs_layer *layer = hs_layer_of(c->api);
         k->kernel = c->kernel;
         k->ref = c->kernel_ref;

@@ -5,6 +5,7 @@
  * never freed: a stream record that is reused (streams.c) keeps its ring. */
 #include "kernels/ledger.h"
 #include "streams/holders.h"
+#include "process/hot_memory.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -57,7 +58,8 @@ HS_HOT_PATH hs_launch *hs_ledger_claim_locked(hs_stream *s)
         if (atomic_load_explicit(&s->no_ledger, memory_order_relaxed))
             return NULL; /* the budget was spent when this stream first launched */
         unsigned cap = take_entries(entries_per_stream);
-        struct hs_ledger *made = cap ? malloc(sizeof *made + cap * sizeof(hs_launch)) : NULL;
+        size_t bytes = sizeof(struct hs_ledger) + cap * sizeof(hs_launch);
+        struct hs_ledger *made = !cap ? NULL : hs_hot_memory(bytes) ?: malloc(bytes); /* written at every launch */
         if (!made) {
             if (cap)
                 give_back(cap);
@@ -69,7 +71,8 @@ HS_HOT_PATH hs_launch *hs_ledger_claim_locked(hs_stream *s)
         atomic_init(&made->deferring, false);
         made->deferred_upto = made->taken_upto = 0;
         if (!atomic_compare_exchange_strong(&s->ledger, &lg, made)) {
-            free(made); /* another thread made it first: lg is theirs */
+            if (!hs_hot_memory_holds(made))
+                free(made); /* another thread made it first: lg is theirs (a carved one stays unused) */
             give_back(cap);
         } else {
             lg = made;

@@ -4,8 +4,10 @@
  * memcpy), so the seqlock is data-race free in C11 terms and ThreadSanitizer sees no race. */
 #include "shadow/page_map.h"
 #include "process/util.h"
+#include "process/hot_memory.h"
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -587,10 +589,17 @@ typedef struct find_cache {
 static HS_TLS find_cache *my_finds;
 static HS_TLS bool my_finds_failed;
 
+/* The first threads' caches are among the hot structures (hot_memory.h); a program's thread
+ * pool does not spend their region. */
+enum { HOT_FIND_CACHES = 16 };
+static atomic_uint hot_find_caches;
+
 static find_cache *finds(void)
 {
     if (HS_UNLIKELY(!my_finds) && !my_finds_failed) {
-        void *p = mmap(NULL, sizeof(find_cache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *p = atomic_fetch_add(&hot_find_caches, 1) < HOT_FIND_CACHES ? hs_hot_memory(sizeof(find_cache)) : NULL;
+        if (!p)
+            p = mmap(NULL, sizeof(find_cache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         my_finds_failed = p == MAP_FAILED;
         my_finds = my_finds_failed ? NULL : p;
     }

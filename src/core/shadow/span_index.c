@@ -9,6 +9,7 @@
  * blocks are reused, and a directory that grows is retired, not freed.  A reader racing a
  * writer may read stale bytes, never unmapped memory, and the sequence check throws them away. */
 #include "shadow/span_index.h"
+#include "process/hot_memory.h"
 #include "process/util.h"
 
 #include <string.h>
@@ -27,8 +28,12 @@ struct hs_span_block {
     hs_span items[HS_SPAN_BLOCK];
 };
 
+/* Every index's directory, keys, hints and slabs: a lookup reads all four (hot_memory.h). */
 static void *map_bytes(size_t bytes)
 {
+    void *hot = hs_hot_memory(bytes);
+    if (hot)
+        return hot;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }

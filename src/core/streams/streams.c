@@ -4,6 +4,7 @@
  * still in the live index (they are valid), without a record. */
 #include "streams/streams.h"
 #include "shadow/span_index.h"
+#include "process/hot_memory.h"
 #include "process/util.h"
 
 #include <stdio.h>
@@ -123,20 +124,22 @@ static hs_stream *new_stream(uintptr_t handle, bool blocking)
                    st.max_streams, st.max_streams);
         return NULL;
     }
-    s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63); /* hs_stream keeps lines apart (streams.h) */
-    if (s)
-        memset(s, 0, sizeof *s);
-    if (!s)
+    hs_pending_op *pending = malloc(PENDING_CAP * sizeof *pending);
+    if (!pending)
         return NULL;
+    /* read at every launch on it: with the other hot structures (hot_memory.h), 64-byte aligned
+     * there too, as hs_stream keeps lines apart (streams.h) */
+    s = hs_hot_memory(sizeof *s) ?: aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63);
+    if (!s) {
+        free(pending);
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
     s->handle = handle;
     s->blocking = blocking;
     hs_spin_init(&s->lock);
     s->pending_cap = PENDING_CAP;
-    s->pending = malloc(PENDING_CAP * sizeof *s->pending);
-    if (!s->pending) {
-        free(s);
-        return NULL;
-    }
+    s->pending = pending;
     s->index = index;
     st.by_index[index] = s;
     if (index == 0)

@@ -4,6 +4,7 @@
 #include "shadow/span_index.h"
 #include "shadow/shadow.h"
 #include "streams/access.h"
+#include "process/hot_memory.h"
 #include "process/util.h"
 #include "process/own_fd.h"
 #include "process/spin.h"
@@ -50,7 +51,7 @@ typedef struct free_request {
     uint64_t now;
 } free_request;
 
-static struct {
+typedef struct blocks_state {
     /* Every change, the block index's included: its writers are all here, under this lock, so
      * the index's own writer lock is not taken too (a second lock pair at every block event).
      * Lookups take none.  A spin lock (spin.h): events come one at a time, under the allocator's
@@ -75,7 +76,11 @@ static struct {
     /* Chunks, made as slots are first needed; never freed.  Last: an event reads one of the first
      * entries, on the page of the fields above (32 KiB of entries between them would be a second). */
     block_rec *recs[REC_CHUNKS];
-} bk = {.lock = HS_SPIN_INIT};
+} blocks_state;
+/* Until hs_blocks_init moves it among the hot structures (hot_memory.h): an event reads its
+ * first fields at every step, on a page the launch path's structures share. */
+static blocks_state bk_initial = {.lock = HS_SPIN_INIT};
+HS_HOT_DATA static blocks_state *bk = &bk_initial;
 /* Readers: an event was seen, the index is ready (read at every launch: with the other such flags). */
 HS_HOT_DATA static atomic_bool blocks_any;
 
@@ -89,20 +94,26 @@ const char *hs_block_action_name(uint32_t action)
     return action < HIPSHADOW_BLOCK_ACTION_COUNT ? action_names[action] : "?";
 }
 
-void hs_blocks_init(uint64_t quarantine_bytes) { bk.quarantine_max = quarantine_bytes; }
+void hs_blocks_init(uint64_t quarantine_bytes)
+{
+    blocks_state *hot;
+    if (bk == &bk_initial && !bk_initial.ready && (hot = hs_hot_memory(sizeof *hot)))
+        bk = hot; /* zeroed: its lock free, nothing tracked */
+    bk->quarantine_max = quarantine_bytes;
+}
 
 void hs_blocks_after_fork(void)
 {
-    hs_spin_init(&bk.lock);
-    if (bk.ready)
-        hs_span_index_after_fork(&bk.blocks);
+    hs_spin_init(&bk->lock);
+    if (bk->ready)
+        hs_span_index_after_fork(&bk->blocks);
 }
 
 bool hs_blocks_any(void) { return atomic_load_explicit(&blocks_any, memory_order_relaxed); }
 
 HS_HOT_PATH hs_block_state hs_block_lookup(uintptr_t addr, hs_span *block)
 {
-    if (!atomic_load_explicit(&blocks_any, memory_order_acquire) || !hs_span_find(&bk.blocks, addr, block))
+    if (!atomic_load_explicit(&blocks_any, memory_order_acquire) || !hs_span_find(&bk->blocks, addr, block))
         return HS_BLOCK_NONE;
     block->kind = HS_MEM_DEVICE;
     return quarantined_span(block) ? HS_BLOCK_FREED : HS_BLOCK_LIVE;
@@ -141,65 +152,69 @@ void hs_blocks_trace_to(const char *path)
 {
     if (!path || !*path)
         return;
-    hs_spin_lock(&bk.lock);
-    if (!bk.trace) {
-        bk.trace = hs_own_fd_stream(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), "w",
-                                    "option 'torch_trace'");
-        if (bk.trace) {
-            setvbuf(bk.trace, NULL, _IOFBF, 1 << 20);
-            fprintf(bk.trace, "# hipshadow: PyTorch caching-allocator trace, one event a line:\n"
-                              "# action device addr size stream pool0 pool1\n");
+    hs_spin_lock(&bk->lock);
+    if (!bk->trace) {
+        bk->trace = hs_own_fd_stream(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), "w",
+                                     "option 'torch_trace'");
+        if (bk->trace) {
+            setvbuf(bk->trace, NULL, _IOFBF, 1 << 20);
+            fprintf(bk->trace, "# hipshadow: PyTorch caching-allocator trace, one event a line:\n"
+                               "# action device addr size stream pool0 pool1\n");
         } else {
             hs_say("hipshadow: option 'torch_trace': cannot write '%s'; the trace is not recorded\n", path);
         }
     }
-    hs_spin_unlock(&bk.lock);
+    hs_spin_unlock(&bk->lock);
 }
 
 void hs_blocks_trace_close(void)
 {
-    hs_spin_lock(&bk.lock);
-    if (bk.trace)
-        fflush(bk.trace);
-    hs_spin_unlock(&bk.lock);
+    hs_spin_lock(&bk->lock);
+    if (bk->trace)
+        fflush(bk->trace);
+    hs_spin_unlock(&bk->lock);
 }
 
-/* ---- writer side, under bk.lock ---- */
+/* ---- writer side, under bk->lock ---- */
 
 static int setup_locked(void)
 {
-    if (bk.ready)
+    if (bk->ready)
         return 0;
-    if (hs_span_index_init(&bk.blocks))
+    if (hs_span_index_init(&bk->blocks))
         return -1;
     /* Touched now, with the model loading, not a page at a time while it runs: a page's first
      * touch is a fault, costly on a virtual machine whose host backs its memory lazily. */
-    void *fifo = mmap(NULL, QUARANTINE_MAX_RECORDS * sizeof *bk.fifo, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (fifo == MAP_FAILED)
+    size_t fifo_bytes = QUARANTINE_MAX_RECORDS * sizeof *bk->fifo;
+    void *fifo = hs_hot_memory(fifo_bytes);
+    if (fifo)
+        memset(fifo, 0, fifo_bytes); /* zero already: the write is the touch */
+    else if ((fifo = mmap(NULL, fifo_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+                          0)) == MAP_FAILED)
         return -1;
-    bk.fifo = fifo;
-    bk.ready = true;
+    bk->fifo = fifo;
+    bk->ready = true;
     atomic_store_explicit(&blocks_any, true, memory_order_release);
     return 0;
 }
 
-static block_rec *rec_at(uint32_t slot) { return &bk.recs[slot / REC_CHUNK][slot % REC_CHUNK]; }
+static block_rec *rec_at(uint32_t slot) { return &bk->recs[slot / REC_CHUNK][slot % REC_CHUNK]; }
 
 /* A free slot, its record zeroed; UINT32_MAX when memory ran out. */
 HS_HOT static uint32_t rec_take(void)
 {
     uint32_t slot;
-    if (bk.free_slots) {
-        slot = bk.free_slots - 1;
-        bk.free_slots = rec_at(slot)->next_free;
+    if (bk->free_slots) {
+        slot = bk->free_slots - 1;
+        bk->free_slots = rec_at(slot)->next_free;
     } else {
-        if (bk.n_slots == (uint32_t)REC_CHUNK * REC_CHUNKS)
+        if (bk->n_slots == (uint32_t)REC_CHUNK * REC_CHUNKS)
             return UINT32_MAX;
-        if (bk.n_slots % REC_CHUNK == 0 && !bk.recs[bk.n_slots / REC_CHUNK] &&
-            !(bk.recs[bk.n_slots / REC_CHUNK] = calloc(REC_CHUNK, sizeof(block_rec))))
+        if (bk->n_slots % REC_CHUNK == 0 && !bk->recs[bk->n_slots / REC_CHUNK] &&
+            !(bk->recs[bk->n_slots / REC_CHUNK] = hs_hot_memory(REC_CHUNK * sizeof(block_rec))) &&
+            !(bk->recs[bk->n_slots / REC_CHUNK] = calloc(REC_CHUNK, sizeof(block_rec))))
             return UINT32_MAX;
-        slot = bk.n_slots++;
+        slot = bk->n_slots++;
     }
     memset(rec_at(slot), 0, sizeof(block_rec));
     return slot;
@@ -209,14 +224,14 @@ HS_HOT static void rec_give(uint32_t slot)
 {
     block_rec *r = rec_at(slot);
     r->id = 0;
-    r->next_free = bk.free_slots;
-    bk.free_slots = slot + 1;
+    r->next_free = bk->free_slots;
+    bk->free_slots = slot + 1;
 }
 
 /* The record of an index span (its kind is the slot), or NULL. */
 HS_HOT_BLOCK_PATH static block_rec *rec_of(const hs_span *s)
 {
-    block_rec *r = s->kind < bk.n_slots ? rec_at(s->kind) : NULL;
+    block_rec *r = s->kind < bk->n_slots ? rec_at(s->kind) : NULL;
     return r && r->id == s->id ? r : NULL;
 }
 
@@ -225,10 +240,10 @@ HS_HOT_BLOCK_PATH static block_rec *rec_of(const hs_span *s)
 HS_HOT_BLOCK_PATH static void forget(const hs_span *s)
 {
     if (quarantined_span(s)) {
-        bk.n_quarantined--;
-        bk.quarantine_bytes -= s->size < bk.quarantine_bytes ? s->size : bk.quarantine_bytes;
+        bk->n_quarantined--;
+        bk->quarantine_bytes -= s->size < bk->quarantine_bytes ? s->size : bk->quarantine_bytes;
     } else {
-        bk.n_live--;
+        bk->n_live--;
     }
     if (rec_of(s))
         rec_give(s->kind);
@@ -237,7 +252,7 @@ HS_HOT_BLOCK_PATH static void forget(const hs_span *s)
 /* The span whose base is addr, live, with its record; false when there is none. */
 HS_HOT_BLOCK_PATH static bool live_at(uintptr_t addr, hs_span *s, block_rec **r)
 {
-    if (!hs_span_find_exact(&bk.blocks, addr, s) || quarantined_span(s))
+    if (!hs_span_find_exact(&bk->blocks, addr, s) || quarantined_span(s))
         return false;
     *r = rec_of(s);
     return true;
@@ -250,10 +265,10 @@ static unsigned remove_overlapping(uintptr_t lo, uintptr_t hi)
     for (;;) {
         hs_span below, above, gone;
         bool has_below = false, has_above = false;
-        hs_span_neighbours(&bk.blocks, hi - 1, &below, &has_below, &above, &has_above);
+        hs_span_neighbours(&bk->blocks, hi - 1, &below, &has_below, &above, &has_above);
         if (!has_below || below.base + below.size <= lo)
             return live;
-        bool removed = hs_span_remove_locked(&bk.blocks, below.base, below.id, &gone);
+        bool removed = hs_span_remove_locked(&bk->blocks, below.base, below.id, &gone);
         if (!removed)
             return live;
         live += !quarantined_span(&gone);
@@ -265,16 +280,16 @@ static unsigned remove_overlapping(uintptr_t lo, uintptr_t hi)
 
 HS_HOT static void evict_oldest(void)
 {
-    quarantined q = bk.fifo[bk.fifo_head];
-    bk.fifo_head = (bk.fifo_head + 1) % QUARANTINE_MAX_RECORDS;
-    bk.fifo_len--;
-    if (q.slot >= bk.n_slots || rec_at(q.slot)->id != q.id)
+    quarantined q = bk->fifo[bk->fifo_head];
+    bk->fifo_head = (bk->fifo_head + 1) % QUARANTINE_MAX_RECORDS;
+    bk->fifo_len--;
+    if (q.slot >= bk->n_slots || rec_at(q.slot)->id != q.id)
         return; /* handed out again or forgotten since: nothing of it is left */
     hs_span gone;
-    bool removed = hs_span_remove_locked(&bk.blocks, q.base, q.id, &gone);
+    bool removed = hs_span_remove_locked(&bk->blocks, q.base, q.id, &gone);
     if (removed) {
         forget(&gone);
-        bk.stats.evicted++;
+        bk->stats.evicted++;
     }
 }
 
@@ -282,22 +297,22 @@ HS_HOT static void evict_oldest(void)
  * ones going to make room, or forgotten when quarantine= keeps too few bytes for it. */
 HS_HOT_BLOCK_PATH static void admit(const hs_span *s)
 {
-    bool keep = bk.quarantine_max != 0 && s->size <= bk.quarantine_max;
-    while (keep && bk.fifo_len > 0 &&
-           (bk.fifo_len == QUARANTINE_MAX_RECORDS || bk.quarantine_bytes + s->size > bk.quarantine_max))
+    bool keep = bk->quarantine_max != 0 && s->size <= bk->quarantine_max;
+    while (keep && bk->fifo_len > 0 &&
+           (bk->fifo_len == QUARANTINE_MAX_RECORDS || bk->quarantine_bytes + s->size > bk->quarantine_max))
         evict_oldest();
-    bk.n_live--;
-    bk.n_quarantined++;
-    bk.quarantine_bytes += s->size;
+    bk->n_live--;
+    bk->n_quarantined++;
+    bk->quarantine_bytes += s->size;
     if (!keep) {
         hs_span gone;
-        if (hs_span_remove_locked(&bk.blocks, s->base, s->id, &gone))
+        if (hs_span_remove_locked(&bk->blocks, s->base, s->id, &gone))
             forget(&gone); /* counted as quarantined just above */
         return;
     }
-    size_t tail = (bk.fifo_head + bk.fifo_len) % QUARANTINE_MAX_RECORDS;
-    bk.fifo[tail] = (quarantined){s->base, s->id, s->kind};
-    bk.fifo_len++;
+    size_t tail = (bk->fifo_head + bk->fifo_len) % QUARANTINE_MAX_RECORDS;
+    bk->fifo[tail] = (quarantined){s->base, s->id, s->kind};
+    bk->fifo_len++;
 }
 
 HS_HOT_BLOCK_PATH static void on_alloc(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now)
@@ -310,7 +325,7 @@ HS_HOT_BLOCK_PATH static void on_alloc(const hipshadow_block_event *e, uint32_t 
         return;
     hs_span s = {.base = lo,
                  .size = e->size,
-                 .id = ++bk.next_id,
+                 .id = ++bk->next_id,
                  .time_ns = now,
                  .kind = slot,
                  .owner = e->stream,
@@ -326,21 +341,21 @@ HS_HOT_BLOCK_PATH static void on_alloc(const hipshadow_block_event *e, uint32_t 
     /* Handed out again where a block was (quarantined, or live if its free never came), fitting
      * below the next one: the span changes in place.  Otherwise whatever it overlaps goes. */
     hs_span old;
-    bool in_place = hs_span_overwrite_locked(&bk.blocks, &s, &old);
+    bool in_place = hs_span_overwrite_locked(&bk->blocks, &s, &old);
     unsigned replaced_live;
     if (in_place) {
         replaced_live = !quarantined_span(&old);
         forget(&old);
     } else {
         replaced_live = remove_overlapping(lo, hi);
-        int rc = hs_span_insert_locked(&bk.blocks, &s, NULL);
+        int rc = hs_span_insert_locked(&bk->blocks, &s, NULL);
         if (rc != 0) {
             rec_give(slot);
             return;
         }
     }
-    bk.n_live++;
-    bk.stats.unmatched += replaced_live; /* live blocks whose free never came */
+    bk->n_live++;
+    bk->stats.unmatched += replaced_live; /* live blocks whose free never came */
     /* initcheck: a block handed out holds no data of its new owner's, whatever its bytes held
      * before (its segment's written ranges lose it) */
     hs_span seg;
@@ -358,31 +373,31 @@ HS_HOT_BLOCK_PATH static void note_request(block_rec *r, const free_request *q)
     r->free_thread = q->thread;
 }
 
-/* The free request waiting in bk.request, applied to its block's record. */
+/* The free request waiting in bk->request, applied to its block's record. */
 static void apply_request(void)
 {
-    if (!bk.request.valid)
+    if (!bk->request.valid)
         return;
-    bk.request.valid = false;
+    bk->request.valid = false;
     hs_span s;
     block_rec *r = NULL;
-    if (!live_at(bk.request.addr, &s, &r) || !r) {
-        bk.stats.unmatched++;
+    if (!live_at(bk->request.addr, &s, &r) || !r) {
+        bk->stats.unmatched++;
         return;
     }
-    note_request(r, &bk.request);
+    note_request(r, &bk->request);
 }
 
 HS_HOT_BLOCK_PATH static void on_free_requested(const hipshadow_block_event *e, uint32_t stack, uint32_t thread,
                                                 uint64_t now)
 {
-    bk.request = (free_request){.valid = true,
-                                .addr = e->addr,
-                                .stack = stack,
-                                .thread = thread,
-                                .pystack = e->pystack,
-                                .context = e->context,
-                                .now = now};
+    bk->request = (free_request){.valid = true,
+                                 .addr = e->addr,
+                                 .stack = stack,
+                                 .thread = thread,
+                                 .pystack = e->pystack,
+                                 .context = e->context,
+                                 .now = now};
 }
 
 HS_HOT_BLOCK_PATH static void on_free_completed(const hipshadow_block_event *e, uint32_t stack, uint32_t thread,
@@ -390,27 +405,27 @@ HS_HOT_BLOCK_PATH static void on_free_completed(const hipshadow_block_event *e, 
 {
     uint64_t ended_at = now ? now : 1; /* a span with end_time_ns 0 is live */
     hs_span s;
-    if (bk.request.valid) { /* the request of this block (hs_blocks_event applied any other) */
-        bk.request.valid = false;
-        if (!hs_span_end_locked(&bk.blocks, e->addr, ended_at, bk.request.stack, bk.request.thread, &s)) {
-            bk.stats.unmatched += 2; /* the request's block was not live either */
+    if (bk->request.valid) { /* the request of this block (hs_blocks_event applied any other) */
+        bk->request.valid = false;
+        if (!hs_span_end_locked(&bk->blocks, e->addr, ended_at, bk->request.stack, bk->request.thread, &s)) {
+            bk->stats.unmatched += 2; /* the request's block was not live either */
             return;
         }
         block_rec *r = rec_of(&s);
         if (r)
-            note_request(r, &bk.request);
+            note_request(r, &bk->request);
         admit(&s);
         return;
     }
     block_rec *r = NULL;
     if (!live_at(e->addr, &s, &r)) {
-        bk.stats.unmatched++;
+        bk->stats.unmatched++;
         return;
     }
     bool requested = r && r->info.free_requested_ns;
     if (r && !requested)
         r->info.free_requested_ns = now; /* the context of a completion is not the free's */
-    if (hs_span_end_locked(&bk.blocks, e->addr, ended_at, requested ? r->free_stack : stack,
+    if (hs_span_end_locked(&bk->blocks, e->addr, ended_at, requested ? r->free_stack : stack,
                            requested ? r->free_thread : thread, &s))
         admit(&s);
 }
@@ -425,12 +440,12 @@ static bool same_owner(const hs_block_segment *a, const hs_block_segment *b)
 
 static void segments_remove(uintptr_t lo, uintptr_t hi)
 {
-    size_t n = 0, cap = bk.n_segs * 2 + 1; /* each range may split in two */
+    size_t n = 0, cap = bk->n_segs * 2 + 1; /* each range may split in two */
     hs_block_segment *out = malloc(cap * sizeof *out);
     if (!out)
         return;
-    for (size_t i = 0; i < bk.n_segs; i++) {
-        hs_block_segment s = bk.segs[i];
+    for (size_t i = 0; i < bk->n_segs; i++) {
+        hs_block_segment s = bk->segs[i];
         uintptr_t b = s.base, e = s.base + s.size;
         if (e <= lo || b >= hi) {
             out[n++] = s;
@@ -446,10 +461,10 @@ static void segments_remove(uintptr_t lo, uintptr_t hi)
             out[n++].size = e - hi;
         }
     }
-    free(bk.segs);
-    bk.segs = out;
-    bk.n_segs = n;
-    bk.cap_segs = cap;
+    free(bk->segs);
+    bk->segs = out;
+    bk->n_segs = n;
+    bk->cap_segs = cap;
 }
 
 static void segments_add(const hipshadow_block_event *e, bool expandable)
@@ -457,13 +472,13 @@ static void segments_add(const hipshadow_block_event *e, bool expandable)
     if (!e->size)
         return;
     segments_remove(e->addr, e->addr + e->size);
-    if (bk.n_segs == bk.cap_segs) {
-        size_t cap = bk.cap_segs ? bk.cap_segs * 2 : 64;
-        hs_block_segment *grown = realloc(bk.segs, cap * sizeof *grown);
+    if (bk->n_segs == bk->cap_segs) {
+        size_t cap = bk->cap_segs ? bk->cap_segs * 2 : 64;
+        hs_block_segment *grown = realloc(bk->segs, cap * sizeof *grown);
         if (!grown)
             return;
-        bk.segs = grown;
-        bk.cap_segs = cap;
+        bk->segs = grown;
+        bk->cap_segs = cap;
     }
     hs_block_segment s = {.base = e->addr,
                           .size = e->size,
@@ -472,23 +487,23 @@ static void segments_add(const hipshadow_block_event *e, bool expandable)
                           .expandable = expandable,
                           .pool = {e->pool[0], e->pool[1]}};
     size_t at = 0;
-    while (at < bk.n_segs && bk.segs[at].base < s.base)
+    while (at < bk->n_segs && bk->segs[at].base < s.base)
         at++;
-    memmove(&bk.segs[at + 1], &bk.segs[at], (bk.n_segs - at) * sizeof s);
-    bk.segs[at] = s;
-    bk.n_segs++;
+    memmove(&bk->segs[at + 1], &bk->segs[at], (bk->n_segs - at) * sizeof s);
+    bk->segs[at] = s;
+    bk->n_segs++;
     /* an expandable segment grows map by map: adjacent maps of one segment are one range */
-    if (at + 1 < bk.n_segs && same_owner(&bk.segs[at], &bk.segs[at + 1]) &&
-        bk.segs[at].base + bk.segs[at].size == bk.segs[at + 1].base) {
-        bk.segs[at].size += bk.segs[at + 1].size;
-        memmove(&bk.segs[at + 1], &bk.segs[at + 2], (bk.n_segs - at - 2) * sizeof s);
-        bk.n_segs--;
+    if (at + 1 < bk->n_segs && same_owner(&bk->segs[at], &bk->segs[at + 1]) &&
+        bk->segs[at].base + bk->segs[at].size == bk->segs[at + 1].base) {
+        bk->segs[at].size += bk->segs[at + 1].size;
+        memmove(&bk->segs[at + 1], &bk->segs[at + 2], (bk->n_segs - at - 2) * sizeof s);
+        bk->n_segs--;
     }
-    if (at > 0 && same_owner(&bk.segs[at - 1], &bk.segs[at]) &&
-        bk.segs[at - 1].base + bk.segs[at - 1].size == bk.segs[at].base) {
-        bk.segs[at - 1].size += bk.segs[at].size;
-        memmove(&bk.segs[at], &bk.segs[at + 1], (bk.n_segs - at - 1) * sizeof s);
-        bk.n_segs--;
+    if (at > 0 && same_owner(&bk->segs[at - 1], &bk->segs[at]) &&
+        bk->segs[at - 1].base + bk->segs[at - 1].size == bk->segs[at].base) {
+        bk->segs[at - 1].size += bk->segs[at].size;
+        memmove(&bk->segs[at], &bk->segs[at + 1], (bk->n_segs - at - 1) * sizeof s);
+        bk->n_segs--;
     }
 }
 
@@ -520,19 +535,19 @@ static void on_segment_event(const hipshadow_block_event *e)
 
 HS_HOT_BLOCK_PATH void hs_blocks_event(const hipshadow_block_event *e, uint32_t stack, uint32_t thread, uint64_t now_ns)
 {
-    hs_spin_lock(&bk.lock);
+    hs_spin_lock(&bk->lock);
     if (setup_locked() != 0) {
-        hs_spin_unlock(&bk.lock);
+        hs_spin_unlock(&bk->lock);
         return;
     }
-    if (bk.trace) {
+    if (bk->trace) {
         char line[160];
         hs_block_event_format(e, line, sizeof line);
-        fprintf(bk.trace, "%s\n", line);
+        fprintf(bk->trace, "%s\n", line);
     }
     if (e->action < HIPSHADOW_BLOCK_ACTION_COUNT)
-        bk.stats.events[e->action]++;
-    if (bk.request.valid && (e->action != HIPSHADOW_BLOCK_FREE_COMPLETED || e->addr != bk.request.addr))
+        bk->stats.events[e->action]++;
+    if (bk->request.valid && (e->action != HIPSHADOW_BLOCK_FREE_COMPLETED || e->addr != bk->request.addr))
         apply_request();
     /* The three of every tensor first, by comparison: a switch's jump table is a read of one more
      * page (.rodata) at every event. */
@@ -544,46 +559,46 @@ HS_HOT_BLOCK_PATH void hs_blocks_event(const hipshadow_block_event *e, uint32_t 
         on_free_completed(e, stack, thread, now_ns);
     else
         on_segment_event(e);
-    hs_spin_unlock(&bk.lock);
+    hs_spin_unlock(&bk->lock);
 }
 
 /* ---- cold readers ---- */
 
 bool hs_block_info_of(const hs_span *block, hs_block_info *out)
 {
-    hs_spin_lock(&bk.lock);
+    hs_spin_lock(&bk->lock);
     apply_request();
     hs_span s;
-    const block_rec *r = bk.ready && hs_span_find_exact(&bk.blocks, block->base, &s) && s.id == block->id ? rec_of(&s)
-                                                                                                          : NULL;
+    const block_rec *r = bk->ready && hs_span_find_exact(&bk->blocks, block->base, &s) && s.id == block->id ? rec_of(&s)
+                                                                                                            : NULL;
     if (r)
         *out = r->info;
-    hs_spin_unlock(&bk.lock);
+    hs_spin_unlock(&bk->lock);
     return r != NULL;
 }
 
 bool hs_block_segment_of(uintptr_t addr, hs_block_segment *out)
 {
     bool found = false;
-    hs_spin_lock(&bk.lock);
-    for (size_t i = 0; i < bk.n_segs && !found; i++)
-        if (addr >= bk.segs[i].base && addr - bk.segs[i].base < bk.segs[i].size) {
-            *out = bk.segs[i];
+    hs_spin_lock(&bk->lock);
+    for (size_t i = 0; i < bk->n_segs && !found; i++)
+        if (addr >= bk->segs[i].base && addr - bk->segs[i].base < bk->segs[i].size) {
+            *out = bk->segs[i];
             found = true;
         }
-    hs_spin_unlock(&bk.lock);
+    hs_spin_unlock(&bk->lock);
     return found;
 }
 
 void hs_blocks_get_stats(hs_blocks_stats *out)
 {
-    hs_spin_lock(&bk.lock);
+    hs_spin_lock(&bk->lock);
     apply_request();
-    *out = bk.stats;
-    out->live = bk.n_live;
-    out->quarantined = bk.n_quarantined;
-    out->segments = bk.n_segs;
-    hs_spin_unlock(&bk.lock);
+    *out = bk->stats;
+    out->live = bk->n_live;
+    out->quarantined = bk->n_quarantined;
+    out->segments = bk->n_segs;
+    hs_spin_unlock(&bk->lock);
 }
 
 typedef struct visit {
@@ -604,10 +619,10 @@ static void visit_one(const hs_span *s, void *arg)
 
 void hs_blocks_foreach(hs_block_state which, void (*fn)(const hs_span *, void *), void *arg)
 {
-    hs_spin_lock(&bk.lock);
-    if (bk.ready) {
+    hs_spin_lock(&bk->lock);
+    if (bk->ready) {
         visit v = {which, fn, arg};
-        hs_span_foreach_locked(&bk.blocks, visit_one, &v);
+        hs_span_foreach_locked(&bk->blocks, visit_one, &v);
     }
-    hs_spin_unlock(&bk.lock);
+    hs_spin_unlock(&bk->lock);
 }

@@ -1,0 +1,58 @@
+/* The region of hot structures (see hot_memory.h). */
+#define _GNU_SOURCE
+#include "process/hot_memory.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* Address space only until touched (MAP_NORESERVE): what is carved is resident, rounded up to
+ * the huge pages it falls in when the kernel grants them. */
+enum { HUGE = 2 << 20, REGION = 16 << 20, ALIGN = 64 };
+
+static _Atomic(uintptr_t) base; /* 0: not reserved yet; UINTPTR_MAX: could not be */
+static atomic_size_t used;
+
+static uintptr_t reserve(void)
+{
+    uintptr_t b = atomic_load_explicit(&base, memory_order_acquire);
+    if (b)
+        return b;
+    char *p = mmap(NULL, REGION + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    uintptr_t got = UINTPTR_MAX;
+    if (p != MAP_FAILED) {
+        char *aligned = (char *)(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+        if (aligned > p)
+            munmap(p, (size_t)(aligned - p));
+        munmap(aligned + REGION, (size_t)(p + HUGE - aligned));
+        madvise(aligned, REGION, MADV_HUGEPAGE); /* a hint: refused or unsupported, pages stay small */
+        got = (uintptr_t)aligned;
+    }
+    /* Two threads that raced here: the loser gives its region back and takes the winner's. */
+    if (!atomic_compare_exchange_strong_explicit(&base, &b, got, memory_order_acq_rel, memory_order_acquire)) {
+        if (got != UINTPTR_MAX)
+            munmap((void *)got, REGION);
+        return b;
+    }
+    return got;
+}
+
+void *hs_hot_memory(size_t bytes)
+{
+    uintptr_t b = reserve();
+    if (b == UINTPTR_MAX || bytes > REGION)
+        return NULL;
+    size_t want = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    size_t at = atomic_load_explicit(&used, memory_order_relaxed);
+    do {
+        if (want > REGION - at)
+            return NULL;
+    } while (!atomic_compare_exchange_weak_explicit(&used, &at, at + want, memory_order_relaxed, memory_order_relaxed));
+    return (void *)(b + at);
+}
+
+bool hs_hot_memory_holds(const void *p)
+{
+    uintptr_t b = atomic_load_explicit(&base, memory_order_acquire);
+    return b && b != UINTPTR_MAX && (uintptr_t)p >= b && (uintptr_t)p < b + REGION;
+}
