@@ -11,7 +11,9 @@ so each page hipshadow adds costs a page walk (tens of ns; the benchmarks' `tlb`
 
 For each it prints the distinct pages a unit touches (code, data), plain and under each library,
 and of those, the pages hipshadow's own code runs in and reads or writes ("own": code in its
-libraries, data by its instructions: the C library's and the vDSO's are the added rest).  A unit
+libraries, data by its instructions: the C library's and the vDSO's are the added rest).  Its
+hot structures share one region offered to transparent huge pages (src/core/process/hot_memory.c):
+"own data tlb" counts the translations its own data then needs, each 2 MiB of the region one.  A unit
 starts at each entry into the simulated runtime's launch; the first 50 units are left out.
 
 Usage: bench_pages.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op]
@@ -29,6 +31,9 @@ import valgrind_bench
 
 SKIP_UNITS = 50
 PAGE_SHIFT = 12
+HUGE_SHIFT = 21
+# The hot region's mapping as the library asks for it (hot_memory.c: REGION plus HUGE to align it).
+HOT_MAPPING_BYTES = (16 + 2) << 20
 
 
 def load_segments(path):
@@ -57,13 +62,15 @@ class LoadsUnknown(Exception):
 
 
 def count(log, entry_object, entry_symbol, own_objects):
-    """Mean distinct pages per unit: (all code, all data, own code, own data)."""
+    """Mean distinct pages per unit: (all code, all data, own code, own data, own data translations
+    with the hot region's pages 2 MiB)."""
     bias = {}
     pending = None
     units = []
     cur = None
     own_ranges, entry = [], None
     own_now = False
+    hot, hot_pending = None, False  # the hot region's pages [lo, hi)
     with open(log, errors="replace") as f:
         for line in f:
             c = line[0]
@@ -86,7 +93,13 @@ def count(log, entry_object, entry_symbol, own_objects):
                     if own_now:
                         cur[3].add(page)
                 continue
-            # valgrind's own lines: where each object was loaded
+            # valgrind's own lines: the hot region's mapping (--trace-syscalls), where each object was loaded
+            if hot is None and (hot_pending or f"sys_mmap ( 0x0, {HOT_MAPPING_BYTES}," in line):
+                m = re.search(r"Success\(0x([0-9a-f]+)\)", line)
+                hot_pending = not m
+                if m:
+                    lo = (int(m.group(1), 16) + (1 << HUGE_SHIFT) - 1) >> HUGE_SHIFT << HUGE_SHIFT
+                    hot = (lo >> PAGE_SHIFT, (lo + HOT_MAPPING_BYTES - (1 << HUGE_SHIFT)) >> PAGE_SHIFT)
             m = re.search(r"Reading syms from (\S+)", line)
             if m:
                 pending = m.group(1)
@@ -106,11 +119,17 @@ def count(log, entry_object, entry_symbol, own_objects):
     units = units[SKIP_UNITS:-1]
     if not units:
         sys.exit(f"bench_pages: no unit started at {entry_symbol} in {log}")
-    return [sum(len(u[k]) for u in units) / len(units) for k in range(4)], len(units)
+    def translations(pages):
+        if not hot:
+            return len(pages)
+        inside = {p >> (HUGE_SHIFT - PAGE_SHIFT) for p in pages if hot[0] <= p < hot[1]}
+        return len(inside) + sum(1 for p in pages if not hot[0] <= p < hot[1])
+    means = [sum(len(u[k]) for u in units) / len(units) for k in range(4)]
+    return means + [sum(translations(u[3]) for u in units) / len(units)], len(units)
 
 
 def run(cmd, env, log):
-    r = subprocess.run(["valgrind", "-v", "-v", "-v", "--tool=lackey", "--trace-mem=yes", f"--log-file={log}"] + cmd,
+    r = subprocess.run(["valgrind", "-v", "-v", "-v", "--trace-syscalls=yes", "--tool=lackey", "--trace-mem=yes", f"--log-file={log}"] + cmd,
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1800)
     if r.returncode:
         sys.exit(f"bench_pages: {' '.join(cmd)} failed under lackey (exit {r.returncode}); see its log")
@@ -131,7 +150,7 @@ def main():
                      valgrind_bench.torch_env(b), os.path.join(b, "tests/simcuda/libcuda.so.1"), "cuLaunchKernel",
                      [(label, lib, [lib, plugin]) for label, lib in libs]))
     print(f"{'workload':9} {'library':7} {'code':>6} {'data':>6} {'added':>6} {'own code':>9} {'own data':>9}"
-          "   (pages per unit)")
+          f" {'own data tlb':>12}   (pages per unit)")
     try:
         sys.exit(1 if measure(work, args.check) else 0)
     except LoadsUnknown as e:
@@ -156,8 +175,8 @@ def measure(work, check):
                 run(cmd, dict(env, LD_PRELOAD=lib), log)
                 got, n = count(log, entry_object, entry_symbol, {os.path.realpath(o) for o in own})
                 added = got[0] + got[1] - plain[0] - plain[1]
-                print(f"{workload:9} {label:7} {got[0]:6.1f} {got[1]:6.1f} {added:+6.1f} {got[2]:9.1f} {got[3]:9.1f}",
-                      flush=True)
+                print(f"{workload:9} {label:7} {got[0]:6.1f} {got[1]:6.1f} {added:+6.1f} {got[2]:9.1f} {got[3]:9.1f}"
+                      f" {got[4]:12.1f}", flush=True)
                 if check and (got[2] < 1 or added <= 0):
                     print(f"FAIL: {workload} under {lib}: no page of hipshadow's own counted (the preload or the "
                           "log's parse went wrong)")

@@ -1,7 +1,8 @@
 /* The region of hot structures (process/hot_memory.h): pieces carved by threads at once are
  * 64-byte aligned, zeroed, inside the region and disjoint; the region starts on a 2 MiB boundary
- * and is offered to huge pages (its mapping carries the kernel's "hg" flag); once spent, or for
- * a request larger than it, the answer is NULL, which callers take as "map your own". */
+ * and is offered to huge pages (its mapping carries the kernel's "hg" flag); a piece of 2 MiB or
+ * more starts a huge page; once spent, or for a request larger than it, the answer is NULL,
+ * which callers take as "map your own". */
 #define _GNU_SOURCE
 #include "process/hot_memory.h"
 #include "unit.h"
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { THREADS = 4, MAX_PIECES = 1 << 16, REGION = 16 << 20 };
+enum { THREADS = 4, MAX_PIECES = 1 << 16, REGION = 16 << 20, HUGE = 2 << 20 };
 
 typedef struct piece {
     unsigned char *p;
@@ -65,12 +66,16 @@ int main(void)
 {
     unsigned char *first = hs_hot_memory(1);
     CHECK(first != NULL);
-    CHECK_EQ((uintptr_t)first % (2u << 20), 0);
+    CHECK_EQ((uintptr_t)first % HUGE, 0);
     CHECK(hs_hot_memory_holds(first));
     int hg = huge_advised(first);
     if (hg >= 0)
         CHECK_EQ(hg, 1);
     CHECK(hs_hot_memory((size_t)REGION + 1) == NULL);
+    /* a piece of a huge page or more starts one (the bytes before it stay unused) */
+    unsigned char *big = hs_hot_memory(HUGE + 1);
+    CHECK(big == first + HUGE);
+    CHECK(hs_hot_memory_holds(big) && hs_hot_memory_holds(big + HUGE));
 
     pthread_t th[THREADS];
     for (size_t t = 0; t < THREADS; t++)
@@ -78,7 +83,7 @@ int main(void)
     for (size_t t = 0; t < THREADS; t++)
         pthread_join(th[t], NULL);
 
-    size_t carved = 64; /* the first piece */
+    size_t carved = 2 * HUGE + 64; /* the first piece, the gap after it, the big one */
     for (size_t t = 0; t < THREADS; t++)
         for (size_t i = 0; i < n_pieces[t]; i++) {
             piece *c = &pieces[t][i];

@@ -43,12 +43,16 @@ void *hs_hot_memory(size_t bytes)
     if (b == UINTPTR_MAX || bytes > REGION)
         return NULL;
     size_t want = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    size_t at = atomic_load_explicit(&used, memory_order_relaxed);
+    /* A piece of a huge page or more starts one: it then spans as few as it can. */
+    size_t align = want >= HUGE ? HUGE : ALIGN;
+    size_t at = atomic_load_explicit(&used, memory_order_relaxed), start;
     do {
-        if (want > REGION - at)
+        start = (at + align - 1) & ~(align - 1);
+        if (start > REGION || want > REGION - start)
             return NULL;
-    } while (!atomic_compare_exchange_weak_explicit(&used, &at, at + want, memory_order_relaxed, memory_order_relaxed));
-    return (void *)(b + at);
+    } while (
+        !atomic_compare_exchange_weak_explicit(&used, &at, start + want, memory_order_relaxed, memory_order_relaxed));
+    return (void *)(b + start);
 }
 
 bool hs_hot_memory_holds(const void *p)

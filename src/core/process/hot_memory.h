@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* bytes from the region, or NULL when it has too few left (or could not be reserved). */
+/* bytes from the region (64-byte aligned; from 2 MiB on, on a 2 MiB boundary), or NULL when it has
+ * too few left (or could not be reserved). */
 void *hs_hot_memory(size_t bytes);
 /* Whether p came from the region (such memory is never freed nor unmapped). */
 bool hs_hot_memory_holds(const void *p);

@@ -123,10 +123,13 @@ static void *map_huge(hs_page_map *m, size_t bytes)
     return aligned;
 }
 
-int hs_pm_init(hs_page_map *m)
+static int init(hs_page_map *m, bool hot)
 {
     memset(m, 0, sizeof *m);
-    m->top = map_bytes(m, sizeof(uint64_t) << TOP_BITS); /* 2 MiB of address space, touched as used */
+    size_t top_bytes = sizeof(uint64_t) << TOP_BITS; /* 2 MiB of address space, touched as used */
+    m->top = hot ? hs_hot_memory(top_bytes) : NULL;
+    if (!m->top)
+        m->top = map_bytes(m, top_bytes);
     m->leaf_mem = map_bytes(m, sizeof(hs_pm_leaf *) << TOP_BITS);
     m->rec_slabs = map_bytes(m, sizeof(void *) * MAX_SLABS);
     if (!m->top || !m->leaf_mem || !m->rec_slabs)
@@ -135,6 +138,9 @@ int hs_pm_init(hs_page_map *m)
     pthread_mutex_init(&m->writer, NULL);
     return 0;
 }
+
+int hs_pm_init(hs_page_map *m) { return init(m, false); }
+int hs_pm_init_hot(hs_page_map *m) { return init(m, true); }
 
 void hs_pm_set_cap(hs_page_map *m, size_t max_spans) { m->max_spans = max_spans; }
 

@@ -54,6 +54,9 @@ typedef struct hs_page_map {
 
 /* 0 on success, -1 when the top level could not be mapped. */
 int hs_pm_init(hs_page_map *m);
+/* The same, its top level among the hot structures (process/hot_memory.h): for the map every
+ * launch reads, whose top entries lie a page apart (one per 512 GiB of address). */
+int hs_pm_init_hot(hs_page_map *m);
 /* At most max_spans spans (0: no limit); an insert past it fails with -2. */
 void hs_pm_set_cap(hs_page_map *m, size_t max_spans);
 

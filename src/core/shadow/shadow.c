@@ -51,7 +51,7 @@ int hs_shadow_init(uint64_t quarantine_bytes, size_t max_live)
 {
     sh.quarantine_bytes_max = quarantine_bytes;
     sh.max_live = max_live;
-    if (hs_pm_init(&map) || hs_pm_init(&sh.superseded))
+    if (hs_pm_init_hot(&map) || hs_pm_init(&sh.superseded))
         return -1;
     hs_pm_set_tag(&map, tag_of);
     hs_pm_set_cap(&map, max_live ? max_live + QUARANTINE_MAX_RECORDS : 0);
