@@ -50,6 +50,20 @@ static void op(void **params)
         *(char *)a->data[2] = 1;
 }
 
+/* A token's ops take turns among a few kernels, as a model's layers do (a GPT-2 token launches
+ * some twenty): a launch's kernel is then rarely the one before it. */
+#define OP_KERNEL(n)                                                                                                   \
+    static void op##n(void **params) { op(params); }
+OP_KERNEL(1)
+OP_KERNEL(2)
+OP_KERNEL(3)
+OP_KERNEL(4)
+OP_KERNEL(5)
+OP_KERNEL(6)
+OP_KERNEL(7)
+static void (*const op_kernels[])(void **) = {op, op1, op2, op3, op4, op5, op6, op7};
+enum { OP_KERNELS = sizeof op_kernels / sizeof op_kernels[0] };
+
 /* poke launched on stream s, not waited for. */
 static int launch_async(void *ptr, cudaStream_t s)
 {
@@ -154,14 +168,18 @@ int main(int argc, char **argv)
         printf("block event %.1f ns\n", ns / ((double)tokens * PER_TOKEN * 3));
     } else if (!strcmp(c, "generate")) {
         /* GPT-2's ops a token (271 launches, 328 tensors): each op makes a tensor, launches a
-         * kernel on it, the tensor before it and a weight, and lets the tensor before go; every
-         * fifth op makes and lets go a temporary too.  Prints the mean ns per op. */
+         * kernel (the next of op_kernels) on it, the tensor before it and a weight, and lets the
+         * tensor before go; every fifth op makes and lets go a temporary too.  Prints the mean ns
+         * per op. */
         int tokens = argc > 2 ? atoi(argv[2]) : 200;
         int cold = argc > 3 && !strcmp(argv[3], "cold");
         enum { OPS = 271 };
-        CUfunction f = simcuda_function_from_host(op);
+        CUfunction fs[OP_KERNELS];
         size_t sizes[] = {sizeof(op_args)};
-        simcuda_function_set_param_sizes(f, 1, sizes);
+        for (int i = 0; i < OP_KERNELS; i++) {
+            fs[i] = simcuda_function_from_host(op_kernels[i]);
+            simcuda_function_set_param_sizes(fs[i], 1, sizes);
+        }
         void *weight = fake_torch_alloc(1 << 20), *prev = fake_torch_alloc(4096);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -172,7 +190,7 @@ int main(int argc, char **argv)
                 void *out = fake_torch_alloc(512u << (i % 5)), *tmp = i % 5 ? NULL : fake_torch_alloc(2048);
                 op_args a = {{prev, weight, out}, 64};
                 void *params[] = {&a};
-                rc |= cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+                rc |= cuLaunchKernel(fs[i % OP_KERNELS], 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
                 if (tmp)
                     fake_torch_free(tmp);
                 fake_torch_free(prev);

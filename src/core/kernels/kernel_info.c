@@ -12,14 +12,20 @@
 
 enum { SLOTS = 16384 };
 
-static _Atomic(hs_kernel_info *) slots[SLOTS];
+typedef _Atomic(hs_kernel_info *) slot;
+/* The table, made at the first kernel among the hot structures (hot_memory.h): an engine's
+ * launches alternate kernels, and each reads a slot of it; 128 KiB of .bss would be a page walk
+ * of its own at every launch.  NULL until then (or when no memory was left for it). */
+HS_HOT_DATA static _Atomic(slot *) table;
 static pthread_mutex_t fill_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned slot_of(const void *kernel) { return (unsigned)(((uintptr_t)kernel >> 4) * 2654435761u) % SLOTS; }
 
-static hs_kernel_info *find(const void *kernel, unsigned *empty)
+HS_HOT_PATH static hs_kernel_info *find(const void *kernel, unsigned *empty)
 {
-    for (unsigned i = 0, h = slot_of(kernel); i < SLOTS; i++, h = (h + 1) % SLOTS) {
+    slot *slots = atomic_load_explicit(&table, memory_order_acquire);
+    *empty = slots ? slot_of(kernel) : SLOTS;
+    for (unsigned i = 0, h = *empty; slots && i < SLOTS; i++, h = (h + 1) % SLOTS) {
         hs_kernel_info *k = atomic_load_explicit(&slots[h], memory_order_acquire);
         if (!k) {
             *empty = h;
@@ -34,22 +40,25 @@ static hs_kernel_info *find(const void *kernel, unsigned *empty)
 
 HS_TLS hs_kernel_info *hs_kernel_info_last;
 
-bool hs_kernel_info_in_table(const void *kernel)
+HS_HOT_PATH bool hs_kernel_info_in_table(const void *kernel)
 {
     unsigned empty;
-    return find(kernel, &empty) != NULL;
+    hs_kernel_info *k = find(kernel, &empty);
+    if (k)
+        hs_kernel_info_last = k; /* the launch asks again for its kernel: then a compare */
+    return k != NULL;
 }
 
-/* Not the thread's last kernel (kernel_info.h checked it): the table, or the front-end once. */
-const hs_kernel_info *hs_kernel_info_find(const hs_call *c)
+/* A kernel not in the table: asked of the front-end once, under the lock. */
+static hs_kernel_info *fill(const hs_call *c)
 {
     unsigned empty;
-    hs_kernel_info *k = find(c->kernel, &empty);
-    if (k)
-        return hs_kernel_info_last = k;
     pthread_mutex_lock(&fill_lock);
-    k = find(c->kernel, &empty); /* another thread may have filled it meanwhile */
-    /* read at every launch of the kernel: with the other hot structures (hot_memory.h) */
+    slot *slots = atomic_load_explicit(&table, memory_order_relaxed);
+    if (!slots && (slots = hs_hot_memory(SLOTS * sizeof *slots) ?: calloc(SLOTS, sizeof *slots)))
+        atomic_store_explicit(&table, slots, memory_order_release);
+    hs_kernel_info *k = find(c->kernel, &empty); /* another thread may have filled it meanwhile */
+    /* read at every launch of the kernel: with the other hot structures too */
     if (!k && empty < SLOTS && (k = hs_hot_memory(sizeof *k) ?: calloc(1, sizeof *k))) {
         const hs_layer *layer = hs_layer_of(c->api);
         k->kernel = c->kernel;
@@ -59,7 +68,15 @@ const hs_kernel_info *hs_kernel_info_find(const hs_call *c)
         atomic_store_explicit(&slots[empty], k, memory_order_release);
     }
     pthread_mutex_unlock(&fill_lock);
-    return hs_kernel_info_last = k;
+    return k;
+}
+
+/* Not the thread's last kernel (kernel_info.h checked it): the table, or the front-end once. */
+HS_HOT_PATH const hs_kernel_info *hs_kernel_info_find(const hs_call *c)
+{
+    unsigned empty;
+    hs_kernel_info *k = find(c->kernel, &empty);
+    return hs_kernel_info_last = k ? k : fill(c);
 }
 
 void hs_kernel_info_after_fork(void) { pthread_mutex_init(&fill_lock, NULL); }

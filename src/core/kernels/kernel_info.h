@@ -25,7 +25,7 @@ typedef struct hs_kernel_info {
 extern HS_TLS hs_kernel_info *hs_kernel_info_last;
 /* The table's answer, filled from the front-end at a kernel's first launch (kernel_info.c). */
 const hs_kernel_info *hs_kernel_info_find(const hs_call *c);
-bool hs_kernel_info_in_table(const void *kernel);
+bool hs_kernel_info_in_table(const void *kernel); /* found: it becomes the thread's last */
 
 /* The launch's kernel; NULL for graphs and host functions, or when memory runs out. */
 static inline const hs_kernel_info *hs_kernel_info_of(const hs_call *c)
