@@ -5,6 +5,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 /* Address space only until touched (MAP_NORESERVE): what is carved is resident, rounded up to
  * the huge pages it falls in when the kernel grants them. */
@@ -34,6 +37,12 @@ static uintptr_t reserve(void)
             munmap((void *)got, REGION);
         return b;
     }
+#ifdef __SANITIZE_ADDRESS__
+    /* What the region's structures point to (a stream's pending ring, the block tracker's
+     * segments) is reachable: LeakSanitizer scans the region as it does globals. */
+    if (got != UINTPTR_MAX)
+        __lsan_register_root_region((void *)got, REGION);
+#endif
     return got;
 }
 
