@@ -766,8 +766,8 @@ CASES = {
         program="caps", args=["ledger"], options="ledger_size=4:ledger_max=10",
         kinds={}, stdout_has=["host functions ran 30 times"],
         stderr_once=["hipshadow: WARNING", "hipshadow: WARNING: ledger_max=10 reached"], exit=0),
-    # Rings of 16384 launches (7.5 MiB each): the first take the hot region (process/hot_memory.c),
-    # the others its fallback; every stream is still remembered, nothing is said.
+    # Rings of 16384 launches (7.5 MiB each): the first is carved from the hot region
+    # (process/hot_memory.c), the others are malloc'd; the program runs on and no cap is said.
     "caps_hot_region_spent": dict(
         program="caps", args=["ledger"], options="ledger_size=16384:ledger_max=100000",
         kinds={}, stdout_has=["host functions ran 30 times"], stderr_lacks=["hipshadow: WARNING"], exit=0),

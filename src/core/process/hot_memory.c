@@ -16,21 +16,27 @@ enum { HUGE = 2 << 20, REGION = 16 << 20, ALIGN = 64 };
 static _Atomic(uintptr_t) base; /* 0: not reserved yet; UINTPTR_MAX: could not be */
 static atomic_size_t used;
 
+void *hs_map_huge(size_t bytes)
+{
+    size_t rounded = (bytes + HUGE - 1) & ~(size_t)(HUGE - 1);
+    char *p = mmap(NULL, rounded + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    char *aligned = (char *)(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (aligned > p)
+        munmap(p, (size_t)(aligned - p));
+    munmap(aligned + rounded, (size_t)(p + HUGE - aligned));
+    madvise(aligned, rounded, MADV_HUGEPAGE); /* a hint: refused or unsupported, pages stay small */
+    return aligned;
+}
+
 static uintptr_t reserve(void)
 {
     uintptr_t b = atomic_load_explicit(&base, memory_order_acquire);
     if (b)
         return b;
-    char *p = mmap(NULL, REGION + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    uintptr_t got = UINTPTR_MAX;
-    if (p != MAP_FAILED) {
-        char *aligned = (char *)(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
-        if (aligned > p)
-            munmap(p, (size_t)(aligned - p));
-        munmap(aligned + REGION, (size_t)(p + HUGE - aligned));
-        madvise(aligned, REGION, MADV_HUGEPAGE); /* a hint: refused or unsupported, pages stay small */
-        got = (uintptr_t)aligned;
-    }
+    void *p = hs_map_huge(REGION);
+    uintptr_t got = p ? (uintptr_t)p : UINTPTR_MAX;
     /* Two threads that raced here: the loser gives its region back and takes the winner's. */
     if (!atomic_compare_exchange_strong_explicit(&base, &b, got, memory_order_acq_rel, memory_order_acquire)) {
         if (got != UINTPTR_MAX)

@@ -19,6 +19,9 @@
 /* bytes from the region (64-byte aligned; from 2 MiB on, on a 2 MiB boundary), or NULL when it has
  * too few left (or could not be reserved). */
 void *hs_hot_memory(size_t bytes);
+/* A mapping of its own on a 2 MiB boundary, bytes rounded up to 2 MiB, offered to transparent
+ * huge pages (MAP_NORESERVE: resident as touched); NULL when it could not be mapped. */
+void *hs_map_huge(size_t bytes);
 /* Whether p came from the region (such memory is never freed nor unmapped). */
 bool hs_hot_memory_holds(const void *p);
 

@@ -106,22 +106,8 @@ static void *map_bytes(hs_page_map *m, size_t bytes)
 
 /* Records and buckets of a big map are read at random: with 4 KiB pages nearly every lookup
  * also misses the TLB (and a VM walks two page tables).  Past the first slab they are mapped on
- * 2 MiB boundaries and offered to transparent huge pages; a small program keeps small pages (a
- * huge page would cost it 2 MiB of resident memory for a few records). */
-enum { HUGE = 2 << 20 };
-static void *map_huge(hs_page_map *m, size_t bytes)
-{
-    size_t rounded = (bytes + HUGE - 1) & ~(size_t)(HUGE - 1);
-    char *p = map_bytes(m, rounded + HUGE);
-    if (!p)
-        return NULL;
-    char *aligned = (char *)(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
-    if (aligned > p)
-        munmap(p, (size_t)(aligned - p));
-    munmap(aligned + rounded, (size_t)(p + rounded + HUGE - aligned - rounded));
-    madvise(aligned, rounded, MADV_HUGEPAGE); /* a hint: refused or unsupported, pages stay small */
-    return aligned;
-}
+ * 2 MiB boundaries and offered to transparent huge pages (hs_map_huge); a small program keeps
+ * small pages (a huge page would cost it 2 MiB of resident memory for a few records). */
 
 static int init(hs_page_map *m, bool hot)
 {
@@ -188,7 +174,7 @@ static uint32_t rec_take(hs_page_map *m)
     if (r == UINT32_MAX)
         return 0;
     if (!m->rec_slabs[r >> SLAB_SHIFT]) {
-        m->rec_slabs[r >> SLAB_SHIFT] = r >> SLAB_SHIFT ? map_huge(m, sizeof(record) << SLAB_SHIFT)
+        m->rec_slabs[r >> SLAB_SHIFT] = r >> SLAB_SHIFT ? hs_map_huge(sizeof(record) << SLAB_SHIFT)
                                                         : map_bytes(m, sizeof(record) << SLAB_SHIFT);
         if (!m->rec_slabs[r >> SLAB_SHIFT])
             return 0;
@@ -257,7 +243,7 @@ static hs_pm_bucket *bucket_take(hs_page_map *m, uint32_t cap)
                        ((1u << k) >= HINTED_CAP ? sizeof(uint32_t) * HINTS : 0);
         if (m->arena_left < bytes) {
             size_t want = bytes > ARENA_BYTES ? bytes : ARENA_BYTES;
-            m->arena = m->arenas++ ? map_huge(m, want) : map_bytes(m, want);
+            m->arena = m->arenas++ ? hs_map_huge(want) : map_bytes(m, want);
             if (!m->arena)
                 return NULL;
             m->arena_left = want;
