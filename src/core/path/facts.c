@@ -305,26 +305,30 @@ void hs_gather_free(const hs_call *c, hs_call_state *st)
 /* An argument value that lies in a known allocation (or, when the platform says it is a
  * pointer, anywhere but NULL) becomes a fact; the first freed one is described as dst, so the
  * report shows its allocation and free stacks. */
-HS_HOT_PATH static void note_arg(hs_call_state *st, unsigned index, uintptr_t value, hs_arg_how how,
-                                 bool surely_pointer)
+HS_HOT_PATH static void note_arg(hs_call_state *st, const hs_arg_word *w)
 {
     hs_facts *f = &st->facts;
     if (f->n_args >= HS_LAUNCH_MAX_ARGS)
         return;
+    uintptr_t value = w->value;
+    hs_arg_how how = (hs_arg_how)w->how;
     hs_span span, block;
     hs_where where = hs_shadow_lookup(value, &span);
-    if (where == HS_WHERE_NONE && !surely_pointer)
+    if (where == HS_WHERE_NONE && !w->surely_pointer)
         return; /* an integer can look like anything */
-    /* PyTorch's caching allocator: the block of the (live) segment it points into. */
-    hs_block_state block_state = where == HS_WHERE_LIVE && HS_UNLIKELY(hs_blocks_any()) ? hs_block_lookup(value, &block)
-                                                                                        : HS_BLOCK_NONE;
-    hs_launch_arg *a = &f->args[f->n_args++];
-    *a = (hs_launch_arg){.index = (uint16_t)index,
+    /* PyTorch's caching allocator: the block of the (live) segment it points into (NONE at once
+     * while no block event came: hs_block_lookup reads the flag first) */
+    hs_block_state block_state = where == HS_WHERE_LIVE ? hs_block_lookup(value, &block) : HS_BLOCK_NONE;
+    unsigned n = f->n_args++;
+    hs_launch_arg *a = &f->args[n];
+    *a = (hs_launch_arg){.index = w->index,
                          .how = (uint8_t)how,
                          .value = value,
                          .state = where == HS_WHERE_LIVE    ? HS_ARG_LIVE
                                   : where == HS_WHERE_FREED ? HS_ARG_FREED
-                                                            : HS_ARG_UNKNOWN};
+                                                            : HS_ARG_UNKNOWN,
+                         .block_state = (uint8_t)block_state,
+                         .access = w->access};
     if (where != HS_WHERE_NONE) {
         a->alloc_id = span.id;
         a->kind = (uint8_t)span.kind;
@@ -332,12 +336,11 @@ HS_HOT_PATH static void note_arg(hs_call_state *st, unsigned index, uintptr_t va
         a->alloc_size = span.size;
         a->redzone = span.redzone;
     }
-    if (where == HS_WHERE_FREED || block_state == HS_BLOCK_FREED)
+    if (HS_UNLIKELY(where == HS_WHERE_FREED || block_state == HS_BLOCK_FREED)) /* a finding, most likely */
         hs_sides_ready(st); /* the finding's side may be this argument */
-    if (where == HS_WHERE_FREED && f->dst.where != HS_WHERE_FREED)
+    if (HS_UNLIKELY(where == HS_WHERE_FREED) && f->dst.where != HS_WHERE_FREED)
         f->dst = (hs_side){.ptr = value, .where = HS_WHERE_FREED, .alloc = span};
-    a->block_state = (uint8_t)block_state;
-    f->arg_block_end[f->n_args - 1] = block_state == HS_BLOCK_LIVE ? block.base + block.size : 0;
+    f->arg_block_end[n] = block_state == HS_BLOCK_LIVE ? block.base + block.size : 0;
     /* A region freed through NVTX: like a freed block, only a whole pointer-sized parameter counts. */
     hs_span region;
     if (where == HS_WHERE_LIVE && how == HS_ARG_EXACT && HS_UNLIKELY(hs_regions_any()) &&
@@ -348,7 +351,7 @@ HS_HOT_PATH static void note_arg(hs_call_state *st, unsigned index, uintptr_t va
             f->dst = (hs_side){
                 .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .region_freed = true, .region = region};
     }
-    if (block_state == HS_BLOCK_FREED && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
+    if (HS_UNLIKELY(block_state == HS_BLOCK_FREED) && how == HS_ARG_EXACT && f->dst.where != HS_WHERE_FREED &&
         f->dst.block_state != HS_BLOCK_FREED && !f->dst.region_freed)
         f->dst = (hs_side){
             .ptr = value, .where = HS_WHERE_LIVE, .alloc = span, .block_state = HS_BLOCK_FREED, .block = block};
@@ -362,10 +365,7 @@ HS_HOT_PATH static void note_arg(hs_call_state *st, unsigned index, uintptr_t va
 HS_HOT static bool word(hs_call_state *st, hs_arg_key *key, const hs_arg_word *w)
 {
     if (!key) {
-        uint8_t before = st->facts.n_args;
-        note_arg(st, w->index, w->value, (hs_arg_how)w->how, w->surely_pointer);
-        if (st->facts.n_args > before)
-            st->facts.args[before].access = w->access;
+        note_arg(st, w);
         return true;
     }
     if (key->n == HS_ARG_MEMO_WORDS)
