@@ -8,7 +8,8 @@ paths (allocations through one helper from four paths that differ only further o
 times too (the stack cache keeps such stacks side by side); its arena (launches into one pool
 allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py compiles,
 answers --help and plans with --dry-run (--against another launcher too), says an A/B of two builds
-faster, slower or no different by the interval, and its per-token profile subtracts one sampled
+faster, slower or no different by the interval, says a control's A/A pairs as the machine's noise
+(NOISE, no verdict; a control first is refused), and its per-token profile subtracts one sampled
 length from another as it should.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
@@ -123,10 +124,16 @@ if p.returncode != 0 or not p.stdout.startswith("paths "):
 elif not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_events paths: stack walks {m.group(1) if m else None} (want a few: paths that share an "
                     "entry evicted each other from the stack cache)")
-for extra in (["--help"], ["--dry-run"], ["--dry-run", "--together", "--against", launcher]):
+for extra in (["--help"], ["--dry-run"], ["--dry-run", "--together", "--against", launcher],
+              ["--dry-run", "--torch-variants", "blocks,control", "--ggml-variants", "default,control"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
         problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
+# the control is a side variant: a first variant that measures nothing of the build is refused
+for bad in (["--torch-variants", "control,blocks"], ["--ggml-variants", "control"]):
+    r = subprocess.run([sys.executable, engines, "--dry-run"] + bad, capture_output=True, text=True, timeout=60)
+    if r.returncode != 2 or "control" not in r.stderr:
+        problems.append(f"bench_engines.py {' '.join(bad)}: want a usage error, got exit {r.returncode}: {r.stderr[-300:]}")
 # The per-token profile: microseconds a token from two sampled lengths, loading subtracted.
 sys.path.insert(0, os.path.dirname(os.path.abspath(engines)))
 import bench_engines  # noqa: E402
@@ -135,7 +142,7 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import io  # noqa: E402
 for speeds, want in ((1.05, "faster"), (0.95, "slower"), (1.0, "no difference shown")):
-    w = argparse.Namespace(name="e")
+    w = argparse.Namespace(name="e", control=False)
     base = [1.0 + 0.01 * (i % 3) for i in range(9)]
     mine = [b / speeds for b in base]  # seconds a token: speed `speeds` times the other's
     if speeds == 1.0:
@@ -145,6 +152,23 @@ for speeds, want in ((1.05, "faster"), (0.95, "slower"), (1.0, "no difference sh
         bench_engines.said_ratios([w], {"e": (base, mine)}, argparse.Namespace(against="old/hipshadow", goal=0.97))
     if f"AB e this build against old/hipshadow: {want}" not in out.getvalue() or "GOAL" in out.getvalue():
         problems.append(f"bench_engines.py --against, speed x{speeds}: want '{want}', got {out.getvalue()!r}")
+# The control (A/A): its side runs as the pair's first does (plain, or the other launcher), and its
+# pairs say the machine's noise (NOISE), never a verdict about the build.
+aa, mine = argparse.Namespace(name="e/control", control=True), argparse.Namespace(name="e", control=False)
+sides = [bench_engines.side_of(w, argparse.Namespace(against=a)) for w in (aa, mine) for a in (None, "old/hipshadow")]
+if sides != [False, "old/hipshadow", True, True]:
+    problems.append(f"bench_engines.py side_of: control then build, plain then --against: got {sides}")
+for against in (None, "old/hipshadow"):
+    base = [1.0 + 0.01 * (i % 3) for i in range(9)]
+    again = [b * (1.1 if i % 2 else 0.9) for i, b in enumerate(base)]  # the same side run again: noise only
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bench_engines.said_ratios([aa], {"e/control": (base, again)}, argparse.Namespace(against=against, goal=0.97))
+    said = out.getvalue()
+    m = re.search(r"^NOISE e/control median ([\d.]+) q1 ([\d.]+) q3 ([\d.]+) \(9 pairs\) ci95 ", said, re.M)
+    if not m or not float(m.group(2)) < 1.0 < float(m.group(3)) or "GOAL" in said or "AB " in said:
+        problems.append(f"bench_engines.py control pairs (against {against}): want a NOISE line spanning 1.0 and no "
+                        f"verdict, got {said!r}")
 
 
 def report(plain, shadow):

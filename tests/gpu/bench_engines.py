@@ -35,6 +35,10 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             each GPU, each pinned to its own CPUs, GPU and CPUs swapped from one pair to the next:
             the machine's drift, which moves runs a minute apart by tens of percent, then moves
             both sides of a pair alike.
+            'control' among the variants (--torch-variants blocks,control; --ggml-variants
+            default,control): an A/A pair each round, the first side's run again in its place, so
+            the machine's own noise is measured beside the build (NOISE): a median of a variant
+            inside the control's quartiles is not told from the machine.
             --against LAUNCHER: an A/B of two builds, the first side of every pair run under
             that other launcher instead of plain (same options, same placement), the ratio this
             build's speed over that one's, and AB lines instead of GOAL: faster, slower, or no
@@ -59,6 +63,7 @@ Output lines (one per fact, grep-able):
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
+  NOISE <engine>/control median <r> q1 <a> q3 <b> (<n> pairs) ci95 <lo> <hi>   (the A/A pairs: instead of GOAL)
   AB <engine/variant> this build against <launcher>: faster|slower|no difference shown|no interval
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
@@ -173,6 +178,7 @@ class Workload:
     returns (seconds per token, stderr) or (None, why)."""
 
     runs = 1  # timed runs in one process (the counts' runs make runs x tokens)
+    control = False  # the A/A variant: its side runs as each pair's first side does, not under this build
     own_costs = {}  # a kind's cost measured in this engine itself, preferred where measured
 
     def __init__(self, name, options):
@@ -454,8 +460,8 @@ def rounds(variants, n, side, tokens, args):
                 continue
             p = q if p is None else min(p, q)
             for w in variants[: None if i < side else 1]:
-                s, err = w.run(tokens, True, ["stats=1"] if args.round_stats else [])
-                if s is not None and args.round_stats:
+                s, err = w.run(tokens, side_of(w, args), ["stats=1"] if args.round_stats else [])
+                if s is not None and args.round_stats and not w.control:
                     st = parse_stats(err) or {}
                     print(f"ROUND_STATS {w.name} {i + 1} " + " ".join(f"{k}={v}" for k, v in st.items() if v),
                           flush=True)
@@ -477,6 +483,12 @@ def rounds(variants, n, side, tokens, args):
     return got
 
 
+def side_of(w, args):
+    """What a variant's side of a pair runs under: this build (True), or, for the control, what
+    the pair's first side runs under (plain, or the --against launcher)."""
+    return (args.against or False) if w.control else True
+
+
 def base_side(args):
     """What each pair's first side is: the engine plain, or under the --against launcher."""
     return "against" if args.against else "plain"
@@ -490,7 +502,10 @@ def said_ratios(variants, got, args, how=""):
             print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
                   f"max {r['max']:.3f} ({r['n']} pairs{how}{', against ' + args.against if args.against else ''}) "
                   f"{ci}", flush=True)
-            if args.against:  # this build's speed over the other's: the goal is about plain
+            if w.control:  # A/A: the machine's noise, no verdict about a build
+                print(f"NOISE {w.name} median {r['median']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} ({r['n']} pairs) {ci}",
+                      flush=True)
+            elif args.against:  # this build's speed over the other's: the goal is about plain
                 verdict = ("no interval" if not r["ci"] else "faster" if r["ci"][0] > 1 else "slower"
                            if r["ci"][1] < 1 else "no difference shown")
                 print(f"AB {w.name} this build against {args.against}: {verdict}", flush=True)
@@ -523,7 +538,7 @@ def together_rounds(variants, n, side, tokens, args):
             pair += 1
             p = s = None
             for _ in range(args.best_of):
-                procs = (w.start(tokens, args.against or False, pg, pc), w.start(tokens, True, sg, sc))
+                procs = (w.start(tokens, args.against or False, pg, pc), w.start(tokens, side_of(w, args), sg, sc))
                 (q, qerr), (t, terr) = (w.finish(x, max(min(left(args), 300), 5)) for x in procs)
                 if q is None or t is None:
                     print(f"NOTE {w.name}: round {i + 1}: {base_side(args) if q is None else 'hipshadow'} failed: "
@@ -678,6 +693,12 @@ def predict(w, per, cost, plain_s, shadow_s):
           + (f"; not costed alone: {', '.join(unknown)}" if unknown else ""), flush=True)
 
 
+def control(w, variant):
+    """w, the A/A control when variant is 'control'."""
+    w.control = variant == "control"
+    return w
+
+
 def plan(args):
     side = min(args.side_pairs, args.pairs)
     steps = [("costs", 60, "costs")]
@@ -689,8 +710,9 @@ def plan(args):
     if "torch" in args.engines:
         steps += [("torch event costs (torch_event_cost.py)", 60, "costs"), ("torch counts (3 variants)", 75, "counts"),
                   (f"torch profile ({args.profile_runs} runs a side)", args.profile_runs * 2 * 20, "profile"),
-                  (f"torch {args.pairs} rounds (plain, blocks; torch_blocks=0 and redzones=64 in {side})",
-                   (args.pairs * 2 * 10 + side * 2 * 10) * args.best_of, "rounds")]
+                  (f"torch {args.pairs} rounds (plain, {args.torch_variants[0]}; "
+                   f"{', '.join(args.torch_variants[1:]) or 'no side variants'} in {side})",
+                   (args.pairs * 2 * 10 + side * (len(args.torch_variants) - 1) * 10) * args.best_of, "rounds")]
     # --together: a pair's two runs take the time of one
     return [(name, s // 2 if args.together and step == "rounds" else s) for name, s, step in steps
             if step is None or step in args.steps]
@@ -736,13 +758,16 @@ def main():
     args.engines = [e for e in args.engines.split(",") if e]
     args.steps = [e for e in args.steps.split(",") if e]
     args.torch_variants = [v for v in args.torch_variants.split(",") if v]
-    if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64"} or not args.torch_variants:
-        ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64 (got {args.torch_variants})")
+    if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64", "control"} or not args.torch_variants \
+            or args.torch_variants[0] == "control":
+        ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64, control, the first not control "
+                 f"(got {args.torch_variants})")
     args.ggml_variants = [v for v in args.ggml_variants.split(",") if v]
-    bad = [v for v in args.ggml_variants if v != "default" and not all(re.fullmatch(r"[a-z_]+=[^:,\s]+", o)
-                                                                         for o in v.split(":"))]
-    if bad or not args.ggml_variants:
-        ap.error(f"--ggml-variants: 'default' or NAME=VALUE options joined by ':' (got {bad or 'nothing'})")
+    bad = [v for v in args.ggml_variants if v not in ("default", "control") and
+           not all(re.fullmatch(r"[a-z_]+=[^:,\s]+", o) for o in v.split(":"))]
+    if bad or not args.ggml_variants or args.ggml_variants[0] == "control":
+        ap.error(f"--ggml-variants: 'default', 'control' (not first) or NAME=VALUE options joined by ':' "
+                 f"(got {bad or args.ggml_variants or 'nothing'})")
     if set(args.steps) - {"costs", "counts", "profile", "rounds"}:
         ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'profile', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
@@ -768,8 +793,9 @@ def main():
         say("ggml: build (real_engines.py) and model")
         got = ggml_setup(args)
         if got:
-            work.append([GgmlGPT2("ggml/gpt-2-backend" + ("" if v == "default" else "/" + v),
-                                  [] if v == "default" else v.split(":"), *got) for v in args.ggml_variants])
+            work.append([control(GgmlGPT2("ggml/gpt-2-backend" + ("" if v == "default" else "/" + v),
+                                          [] if v in ("default", "control") else v.split(":"), *got), v)
+                         for v in args.ggml_variants])
         else:
             print("NOTE ggml: no build (see real_engines.py's logs)")
     if "torch" in args.engines:
@@ -777,14 +803,14 @@ def main():
         plugin = os.path.join(os.path.dirname(os.path.abspath(run_gpu.launcher)), "..", "src", "libhipshadow-torch.so")
         if not os.path.exists(plugin) and not run_gpu.build_plugin():
             print("NOTE torch: libhipshadow-torch.so could not be built: block tracking is off in these runs")
-        options = {"blocks": [], "torch_blocks=0": ["torch_blocks=0"], "redzones=64": ["redzones=64"]}
-        work.append([TorchGPT2("torch/" + v, options[v]) for v in args.torch_variants])
+        options = {"blocks": [], "torch_blocks=0": ["torch_blocks=0"], "redzones=64": ["redzones=64"], "control": []}
+        work.append([control(TorchGPT2("torch/" + v, options[v]), v) for v in args.torch_variants])
     for variants in work:
         if left(args) < 40:
             print(f"NOTE {variants[0].name}: not run (budget)")
             continue
         per = {}
-        for w in variants if "counts" in args.steps else ():
+        for w in [w for w in variants if not w.control] if "counts" in args.steps else ():
             say(f"== {w.name}: counts")
             per[w.name], why = counts(w, args.tokens)
             if per[w.name] is None:
@@ -797,7 +823,7 @@ def main():
         say(f"== {', '.join(w.name for w in variants)}: rounds")
         got = (together_rounds if args.together else rounds)(variants, args.pairs, args.side_pairs, args.tokens, args)
         for w in variants:
-            if per.get(w.name) is not None and got[w.name][0] and not args.against:  # predicts against plain
+            if per.get(w.name) is not None and got[w.name][0] and not args.against and not w.control:  # vs plain
                 predict(w, per[w.name], cost, *got[w.name])
     say("done")
     return 0
