@@ -152,6 +152,28 @@ for speeds, want in ((1.05, "faster"), (0.95, "slower"), (1.0, "no difference sh
         bench_engines.said_ratios([w], {"e": (base, mine)}, argparse.Namespace(against="old/hipshadow", goal=0.97))
     if f"AB e this build against old/hipshadow: {want}" not in out.getvalue() or "GOAL" in out.getvalue():
         problems.append(f"bench_engines.py --against, speed x{speeds}: want '{want}', got {out.getvalue()!r}")
+# Rounds in turn: plain first in one round, last in the next (a process's place in a round moves
+# its speed), each variant's ratio against its own round's plain run.
+class FakeRun(bench_engines.Workload):
+    def __init__(self, name, seconds, log):
+        super().__init__(name, [])
+        self.seconds, self.log = seconds, log
+
+    def run(self, tokens, preload, extra=(), timeout=180, env_extra=None):
+        self.log.append(self.name if preload is True else "plain")
+        return self.seconds, ""
+
+
+log = []
+fake = [FakeRun("e", 0.5, log), FakeRun("e/side", 0.25, log)]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    got = bench_engines.rounds(fake, 3, 1, 8, argparse.Namespace(budget=1e9, best_of=1, against=None,
+                                                                  round_stats=False, goal=0.97))
+if log != ["plain", "e", "e/side", "e", "plain", "plain", "e"] or got["e"] != ([0.5] * 3, [0.5] * 3) or \
+        got["e/side"] != ([0.5], [0.25]) or "PAIR e/side 1 plain 2.00 tok/s hipshadow 4.00 tok/s ratio 2.000" \
+        not in out.getvalue():
+    problems.append(f"bench_engines.py rounds: order {log}, pairs {got}, said {out.getvalue()!r}")
 # The control (A/A): its side runs as the pair's first does (plain, or the other launcher), and its
 # pairs say the machine's noise (NOISE), never a verdict about the build.
 aa, mine = argparse.Namespace(name="e/control", control=True), argparse.Namespace(name="e", control=False)

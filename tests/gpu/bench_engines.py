@@ -22,8 +22,9 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             PyTorch is sampled over its timed generates only; ggml, whose runs are sampled
             whole, at T and 4T tokens, and the first subtracted, so model loading drops out
   predicted counts x costs per token, beside the measured added time per token
-  rounds    each round runs the engine plain, then under each variant of hipshadow, so every
-            variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
+  rounds    each round runs the engine plain and under each variant of hipshadow (plain first
+            in one round, last in the next: a process's place in a round moves its speed), so
+            every variant's ratio is taken against the plain run next to it (--pairs rounds, 9 by
             default; the side variants join the first --side-pairs of them); prints the median
             pairwise ratio (hipshadow speed / plain speed), its spread (min, quartiles, max) and
             its 95% interval, and whether the pairs show --goal (GOAL).
@@ -441,9 +442,18 @@ def in_engine_lines(name, run, per):
     return lines
 
 
+def round_order(variants, i, side):
+    """Round i's runs, in order: None for the plain (or --against) side, then each variant of the
+    round; reversed every other round, as a process's place in a round moves its speed (the
+    control's A/A pairs showed the last of three runs the fastest in each of three rounds)."""
+    runs = [None] + list(variants[: None if i < side else 1])
+    return runs if i % 2 == 0 else runs[::-1]
+
+
 def rounds(variants, n, side, tokens, args):
-    """Runs the engine plain, then under each variant, n times over (the variants after the first
-    only in the first `side` rounds); each variant's ratio is against the plain run of its round.
+    """Runs the engine plain and under each variant, n times over (the variants after the first
+    only in the first `side` rounds; plain first in one round, last in the next: round_order);
+    each variant's ratio is against the plain run of its round.
     Returns {variant name: (plain seconds/token, hipshadow seconds/token)} for the pairs made."""
     got = {w.name: ([], []) for w in variants}
     for i in range(n):
@@ -454,12 +464,15 @@ def rounds(variants, n, side, tokens, args):
         # run: a process that a neighbour on the machine slowed down drops out of the pair
         p, shadow = None, {}
         for _ in range(args.best_of):
-            q, err = variants[0].run(tokens, args.against or False)
-            if q is None:
-                print(f"NOTE {variants[0].name}: round {i + 1}: the {base_side(args)} run failed: {err}", flush=True)
-                continue
-            p = q if p is None else min(p, q)
-            for w in variants[: None if i < side else 1]:
+            for w in round_order(variants, i, side):
+                if w is None:
+                    q, err = variants[0].run(tokens, args.against or False)
+                    if q is None:
+                        print(f"NOTE {variants[0].name}: round {i + 1}: the {base_side(args)} run failed: {err}",
+                              flush=True)
+                        continue
+                    p = q if p is None else min(p, q)
+                    continue
                 s, err = w.run(tokens, side_of(w, args), ["stats=1"] if args.round_stats else [])
                 if s is not None and args.round_stats and not w.control:
                     st = parse_stats(err) or {}
@@ -477,7 +490,7 @@ def rounds(variants, n, side, tokens, args):
             s = shadow[w.name]
             got[w.name][0].append(p)
             got[w.name][1].append(s)
-            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s "
+            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} {1 / s:.2f} tok/s "
                   f"ratio {p / s:.3f}", flush=True)
     said_ratios(variants, got, args)
     return got
@@ -487,6 +500,11 @@ def side_of(w, args):
     """What a variant's side of a pair runs under: this build (True), or, for the control, what
     the pair's first side runs under (plain, or the --against launcher)."""
     return (args.against or False) if w.control else True
+
+
+def side_name(w):
+    """The second side's name in a PAIR line: the control's is the first side run again."""
+    return "again" if w.control else "hipshadow"
 
 
 def base_side(args):
@@ -549,8 +567,9 @@ def together_rounds(variants, n, side, tokens, args):
                 continue
             got[w.name][0].append(p)
             got[w.name][1].append(s)
-            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s hipshadow {1 / s:.2f} tok/s "
-                  f"ratio {p / s:.3f} (together: {base_side(args)} on GPU {pg}, hipshadow on GPU {sg})", flush=True)
+            print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} {1 / s:.2f} tok/s "
+                  f"ratio {p / s:.3f} (together: {base_side(args)} on GPU {pg}, {side_name(w)} on GPU {sg})",
+                  flush=True)
     said_ratios(variants, got, args, ", together")
     return got
 
