@@ -60,7 +60,7 @@ Output lines (one per fact, grep-able):
             (hipshadow's own time per event of each kind, timed in the engine itself under stats=1,
             the runtime's own call left out: the per-event cost with the engine's caches, not a
             microbenchmark's)
-  PAIR <engine/variant> <i> plain|against <x> hipshadow <y> ratio <r>
+  PAIR <engine/variant> <i> plain|against <x> hipshadow|again <y> ratio <r>   (again: the control's A/A side)
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
