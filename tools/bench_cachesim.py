@@ -15,6 +15,9 @@ Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only la
 --old-*: an older build's libhipshadow.so / libhipshadow-cuda.so, counted beside this one's.
 --check (CI): exit 77 (skipped) without valgrind, 1 when a workload counted no code of
 hipshadow's (the preload or the sums went wrong).
+Each workload runs at its count and at twice it; the difference, over the count's units, leaves
+start-up and exit out.  hipshadow's rows are its libraries' and those of code inlined from its
+sources (callgrind_annotate names no object on them).
 Needs valgrind; the simulators are given an aperture valgrind can map (SIM*_APERTURE_GIB)."""
 import os
 import re
@@ -66,27 +69,31 @@ def totals(out, keep):
 def main():
     args, b, only = valgrind_bench.parse(__doc__, "bench_cachesim", ("launch", "torch-op", "block"),
                                          ("valgrind", "callgrind_annotate"))
-    runs = []  # (workload, label, command, env, units, keep)
+    runs = []  # (workload, label, command, the index of its count in it, env, units at that count, keep)
     if "launch" in only:
         env = dict(valgrind_bench.launch_env(b), BENCH_NONBLOCKING="1")
         cmd = [os.path.join(b, "tests/bench/bench_events"), "1000", "2000", "arena,cold"]
         for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow.so"), args.old_hip):
-            runs.append(("launch", label, cmd, dict(env, LD_PRELOAD=lib), 2000, ours(lib)))
+            runs.append(("launch", label, cmd, 2, dict(env, LD_PRELOAD=lib), 2000, ours(lib)))
     if "torch-op" in only:
         cmd = [os.path.join(b, "tests/torchsim/blocks_sim"), "generate", "20", "cold"]
         for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow-cuda.so"), args.old_cuda):
-            runs.append(("torch-op", label, cmd, dict(valgrind_bench.torch_env(b), LD_PRELOAD=lib), 20 * 271, ours(lib)))
+            runs.append(("torch-op", label, cmd, 2, dict(valgrind_bench.torch_env(b), LD_PRELOAD=lib), 20 * 271,
+                         ours(lib)))
     if "block" in only:
         trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests/unit/data/torch-gpt2-head.txt")
         cmd = [os.path.join(b, "tests/bench/bench_blocks"), os.path.abspath(trace), "3", "cold"]
-        runs.append(("block", "new", cmd, valgrind_bench.base_env(), 3 * 20000,
+        runs.append(("block", "new", cmd, 2, valgrind_bench.base_env(), 3 * 20000,
                      lambda f, o: "src/core/" in f and not f.endswith(":main")))
     print(f"{'workload':9} {'library':7} " + " ".join(f"{e:>8}" for e in EVENTS) + "   (per unit)")
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (work, label, cmd, env, units, keep) in enumerate(runs):
-            out = os.path.join(tmp, f"cg.{n}")
-            callgrind(cmd, env, out)
-            sums = totals(out, keep)
+        for n, (work, label, cmd, at, env, units, keep) in enumerate(runs):
+            # Run at the count and at twice it: the difference is the units' alone, start-up and
+            # exit (the loader, the wrapper table's sort, the first mappings) left out.
+            once, twice = os.path.join(tmp, f"cg.{n}.1"), os.path.join(tmp, f"cg.{n}.2")
+            callgrind(cmd, env, once)
+            callgrind(cmd[:at] + [str(2 * int(cmd[at]))] + cmd[at + 1:], env, twice)
+            sums = [b - a for a, b in zip(totals(once, keep), totals(twice, keep))]
             print(f"{work:9} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
             if args.check and sums[0] < units * 50:
                 sys.exit(f"bench_cachesim: {work} ({label}) counted {sums[0]} instructions of hipshadow's for "
