@@ -93,7 +93,7 @@ def main():
             once, twice = os.path.join(tmp, f"cg.{n}.1"), os.path.join(tmp, f"cg.{n}.2")
             callgrind(cmd, env, once)
             callgrind(cmd[:at] + [str(2 * int(cmd[at]))] + cmd[at + 1:], env, twice)
-            sums = [b - a for a, b in zip(totals(once, keep), totals(twice, keep))]
+            sums = [two - one for one, two in zip(totals(once, keep), totals(twice, keep))]
             print(f"{work:9} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
             if args.check and sums[0] < units * 50:
                 sys.exit(f"bench_cachesim: {work} ({label}) counted {sums[0]} instructions of hipshadow's for "
