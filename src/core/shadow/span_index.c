@@ -179,7 +179,7 @@ static bool contains(const hs_span *s, uintptr_t addr)
 }
 
 /* Inlined into each of the two finds: `exact` is then a constant, not a test at every lookup. */
-static inline __attribute__((always_inline)) bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
+HS_INLINE_HOT static bool lookup(hs_span_index *ix, uintptr_t addr, bool exact, hs_span *out)
 {
     for (;;) {
         unsigned before = atomic_load_explicit(&ix->seq, memory_order_acquire);
