@@ -125,7 +125,8 @@ elif not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
     problems.append(f"bench_events paths: stack walks {m.group(1) if m else None} (want a few: paths that share an "
                     "entry evicted each other from the stack cache)")
 for extra in (["--help"], ["--dry-run"], ["--dry-run", "--together", "--against", launcher],
-              ["--dry-run", "--torch-variants", "blocks,control", "--ggml-variants", "default,control"]):
+              ["--dry-run", "--torch-variants", "blocks,control", "--ggml-variants", "default,control"],
+              ["--dry-run", "--lockstep", "10", "--torch-variants", "blocks,torch_blocks=0,control"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
         problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
@@ -174,6 +175,61 @@ if log != ["plain", "e", "e/side", "e", "plain", "plain", "e"] or got["e"] != ([
         got["e/side"] != ([0.5], [0.25]) or "PAIR e/side 1 plain 2.00 tok/s hipshadow 4.00 tok/s ratio 2.000" \
         not in out.getvalue():
     problems.append(f"bench_engines.py rounds: order {log}, pairs {got}, said {out.getvalue()!r}")
+# --lockstep: a round's sides are processes alive at once, asked in turn (plain first in one turn,
+# last in the next); each turn pairs every variant with that turn's plain run, and the processes
+# are ended with the round.
+class FakeServed:
+    def __init__(self, w, tokens, preload):
+        self.name, self.seconds, self.log = ("plain" if preload is False else w.name), w.seconds, w.log
+        self.turns = 0
+        self.log.append("start " + self.name)
+
+    def expect(self, word, timeout):
+        return [], ""
+
+    def step(self, timeout):
+        self.turns += 1
+        self.log.append(self.name)
+        # the plain side's second turn is twice as slow: only that turn's pairs may show it
+        return self.seconds * (2 if self.name == "plain" and self.turns == 2 else 1), None
+
+    def close(self):
+        self.log.append("end " + self.name)
+
+
+log = []
+fake = [FakeRun("e", 0.5, log), FakeRun("e/side", 0.25, log)]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    got = bench_engines.lockstep_rounds(fake, 2, 1, 8, argparse.Namespace(budget=1e9, against=None, goal=0.97,
+                                                                          lockstep=2), served=FakeServed)
+said = out.getvalue()
+want_log = ["start plain", "start e", "start e/side", "plain", "e", "e/side", "e/side", "e", "plain",
+            "end plain", "end e", "end e/side", "start plain", "start e", "plain", "e", "e", "plain", "end plain", "end e"]
+if log != want_log or got["e"] != ([0.5, 1.0, 0.5, 1.0], [0.5] * 4) or got["e/side"] != ([0.5, 1.0], [0.25] * 2) \
+        or "PAIR e/side 1.2 plain 1.00 tok/s hipshadow 4.00 tok/s ratio 4.000" not in said \
+        or "LOCKSTEP e round 2 median 1.500 (2 turns)" not in said or "(4 pairs, lockstep: 2 turns a round)" not in said:
+    problems.append(f"bench_engines.py lockstep_rounds: order {log}, pairs {got}, said {said!r}")
+# ... and Served speaks torch_gpt2.py --serve's protocol with a real process: READY, then a
+# RUN_TOKENS_PER_S line for each 'go', lines it does not ask for passed over.
+class Speaker(bench_engines.Workload):
+    def serve_cmd(self, tokens, cpus=None):
+        return [sys.executable, "-c", "import sys\nprint('loading', flush=True)\nprint('READY', flush=True)\n"
+                "for i, l in enumerate(sys.stdin): print(f'note\\nRUN_TOKENS_PER_S {100 * (i + 1)}', flush=True)\n"
+                "sys.stderr.write('bye\\n')\nsys.exit(3)"]
+
+
+srv = bench_engines.Served(Speaker("s", []), 8, False)
+ready, turns = srv.expect("READY", 30), [srv.step(30) for _ in range(2)]
+srv.proc.stdin.close()
+gone = srv.expect("READY", 30)
+srv.close()
+if ready != ([], "") or turns != [(0.01, None), (0.005, None)] or gone != (None, "exit 3: bye"):
+    problems.append(f"bench_engines.py Served: ready {ready}, turns {turns}, at the end {gone}")
+for bad in (["--lockstep", "-1"], ["--lockstep", "3", "--together"]):
+    r = subprocess.run([sys.executable, engines, "--dry-run"] + bad, capture_output=True, text=True, timeout=60)
+    if r.returncode != 2 or "--lockstep" not in r.stderr:
+        problems.append(f"bench_engines.py {' '.join(bad)}: want a usage error, got exit {r.returncode}: {r.stderr[-300:]}")
 # The control (A/A): its side runs as the pair's first does (plain, or the other launcher), and its
 # pairs say the machine's noise (NOISE), never a verdict about the build.
 aa, mine = argparse.Namespace(name="e/control", control=True), argparse.Namespace(name="e", control=False)

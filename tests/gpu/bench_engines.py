@@ -40,6 +40,12 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             default,control): an A/A pair each round, the first side's run again in its place, so
             the machine's own noise is measured beside the build (NOISE): a median of a variant
             inside the control's quartiles is not told from the machine.
+            --lockstep K (PyTorch): each round starts the plain process and one process for each
+            variant at once, pinned alike on the one GPU, and has each time a generate K times over,
+            in turn (plain first in one turn, last in the next), the others waiting meanwhile
+            (torch_gpt2.py --serve): each turn's pairs are seconds apart, not a minute, so the
+            machine's drift moves both sides alike without a second GPU; K pairs a round
+            (LOCKSTEP: each round's median, as its K pairs share two processes)
             --against LAUNCHER: an A/B of two builds, the first side of every pair run under
             that other launcher instead of plain (same options, same placement), the ratio this
             build's speed over that one's, and AB lines instead of GOAL: faster, slower, or no
@@ -50,7 +56,8 @@ Run from the repository root on a GPU machine, build/ (hipshadow, built with the
 and the torch plugin) and vendor-device/ (the ggml tarball) carried:
   python3 tests/gpu/bench_engines.py [--engines torch,ggml] [--pairs 9] [--side-pairs 9] [--best-of 1]
                                      [--ggml-variants default,races=0] [--torch-variants blocks,torch_blocks=0]
-                                     [--tokens 128] [--budget 480] [--together] [--against OLD_LAUNCHER]
+                                     [--tokens 128] [--budget 480] [--together | --lockstep K]
+                                     [--against OLD_LAUNCHER]
   --dry-run    print the plan (what runs, in what order, the estimated seconds) and exit; needs
                no GPU, no PyTorch and no ggml (CI runs it, and --help)
 Output lines (one per fact, grep-able):
@@ -60,7 +67,9 @@ Output lines (one per fact, grep-able):
             (hipshadow's own time per event of each kind, timed in the engine itself under stats=1,
             the runtime's own call left out: the per-event cost with the engine's caches, not a
             microbenchmark's)
-  PAIR <engine/variant> <i> plain|against <x> hipshadow|again <y> ratio <r>   (again: the control's A/A side)
+  PAIR <engine/variant> <i>[.<turn>] plain|against <x> hipshadow|again <y> ratio <r>   (again: the control's
+            A/A side; .<turn>: --lockstep's turn within round i)
+  LOCKSTEP <engine/variant> round <i> median <r> (<k> turns)
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
@@ -79,6 +88,7 @@ second CPU set, default 10-13); BENCH_KEEP_SAMPLES=DIR (the
 profile step's raw sampler files are also copied there, for a reading by instruction)."""
 import argparse
 import collections
+import queue
 import math
 import os
 import re
@@ -87,6 +97,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -247,6 +258,11 @@ class TorchGPT2(Workload):
     def cmd(self, tokens, cpus=None):
         return pinned(cpus) + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16",
                                str(self.runs)]
+
+    def serve_cmd(self, tokens, cpus=None):
+        """torch_gpt2.py --serve: one timed generate of `tokens` for each request (Served)."""
+        return pinned(cpus) + [sys.executable, os.path.join(here, "torch_gpt2.py"), str(tokens), "16", "1",
+                               "--serve"]
 
     def per_token(self, proc):
         for line in proc.stdout.splitlines():
@@ -574,6 +590,109 @@ def together_rounds(variants, n, side, tokens, args):
     return got
 
 
+class Served:
+    """A workload's process that stays alive and times one run for each request (its serve_cmd):
+    --lockstep's sides.  preload: False plain, True this build, a path that launcher."""
+
+    def __init__(self, w, tokens, preload):
+        import run_gpu
+        cmd = w.serve_cmd(tokens)
+        env = dict(os.environ)
+        env.pop("HIPSHADOW_OPTIONS", None)
+        self.err = tempfile.TemporaryFile(mode="w+")
+        under = preload if isinstance(preload, str) else None
+        self.proc = subprocess.Popen(run_gpu.preloaded(cmd, w.options, under=under) if preload else cmd,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True,
+                                     env=env, start_new_session=True)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def expect(self, word, timeout):
+        """The words after `word` on the next line that starts with it, or (None, why)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                return None, f"no {word} line within {timeout:.0f} s"
+            if line is None:
+                self.err.seek(0)
+                return None, f"exit {self.proc.wait()}: " + " | ".join(self.err.read().strip().splitlines()[-3:])
+            if line.split()[:1] == [word]:
+                return line.split()[1:], ""
+
+    def step(self, timeout):
+        """One timed run: (seconds a token, None) or (None, why)."""
+        try:
+            self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except OSError as e:
+            return None, f"its input closed: {e}"
+        got, why = self.expect("RUN_TOKENS_PER_S", timeout)
+        return (1.0 / float(got[0]), None) if got else (None, why)
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait()
+        self.err.close()
+
+
+def lockstep_rounds(variants, n, side, tokens, args, served=Served):
+    """As rounds(), but a round's sides are processes alive at once (Served): each of --lockstep
+    turns has every side time one run, in turn, plain first in one turn and last in the next
+    (round_order), the others idle meanwhile; a turn makes a pair of each variant with its plain
+    run seconds before or after.  n rounds of fresh processes, so what differs from one process
+    to the next (where its memory lies) is sampled too."""
+    got = {w.name: ([], []) for w in variants}
+    for i in range(n):
+        if left(args) < 60:
+            print(f"NOTE {variants[0].name}: budget: {i} of {n} rounds", flush=True)
+            break
+        ws = variants[: None if i < side else 1]
+        sides = {None: served(variants[0], tokens, args.against or False)}
+        sides.update((w.name, served(w, tokens, side_of(w, args))) for w in ws)
+        failed = [why for why in (s.expect("READY", max(min(left(args), 300), 5))[1] for s in sides.values()) if why]
+        if failed:
+            print(f"NOTE {variants[0].name}: round {i + 1}: a side did not start: {failed[0]}", flush=True)
+        mine = {w.name: [] for w in ws}
+        for j in range(args.lockstep if not failed else 0):
+            if left(args) < 20:
+                print(f"NOTE {variants[0].name}: budget: round {i + 1} ended after {j} turns", flush=True)
+                break
+            took = {}
+            for w in round_order(ws, j, j + 1):
+                took[w and w.name], why = sides[w and w.name].step(max(min(left(args), 120), 5))
+                if why:
+                    print(f"NOTE {w.name if w else variants[0].name}: round {i + 1} turn {j + 1}: "
+                          f"{'hipshadow' if w else base_side(args)} failed: {why}", flush=True)
+            p = took.get(None)
+            for w in ws:
+                s = took.get(w.name)
+                if p is None or s is None:
+                    continue
+                got[w.name][0].append(p)
+                got[w.name][1].append(s)
+                mine[w.name].append(p / s)
+                print(f"PAIR {w.name} {i + 1}.{j + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} "
+                      f"{1 / s:.2f} tok/s ratio {p / s:.3f}", flush=True)
+        for s in sides.values():
+            s.close()
+        for name, r in mine.items():
+            if r:
+                print(f"LOCKSTEP {name} round {i + 1} median {statistics.median(r):.3f} ({len(r)} turns)", flush=True)
+    said_ratios(variants, got, args, f", lockstep: {args.lockstep} turns a round")
+    return got
+
+
 def build_dir():
     return os.path.dirname(os.path.dirname(os.path.abspath(os.environ.get(
         "HS_LAUNCHER", os.path.join(root, "build", "tools", "hipshadow")))))
@@ -732,6 +851,11 @@ def plan(args):
                   (f"torch {args.pairs} rounds (plain, {args.torch_variants[0]}; "
                    f"{', '.join(args.torch_variants[1:]) or 'no side variants'} in {side})",
                    (args.pairs * 2 * 10 + side * (len(args.torch_variants) - 1) * 10) * args.best_of, "rounds")]
+    if args.lockstep and "torch" in args.engines:  # a round: its processes start at once, then its turns
+        n = len(args.torch_variants) + 1
+        steps[-1] = (f"torch {args.pairs} lockstep rounds of {args.lockstep} turns ({n} processes; "
+                     f"{', '.join(args.torch_variants[1:]) or 'no side variants'} in {side})",
+                     args.pairs * (30 + args.lockstep * 2) + side * args.lockstep * (n - 2), "rounds")
     # --together: a pair's two runs take the time of one
     return [(name, s // 2 if args.together and step == "rounds" else s) for name, s, step in steps
             if step is None or step in args.steps]
@@ -766,12 +890,18 @@ def main():
     ap.add_argument("--together", action="store_true",
                     help="run each pair's two sides at the same time on two GPUs (GPU and CPUs swapped from one pair "
                          "to the next; BENCH_CPUS and BENCH_CPUS_OTHER): the machine's drift moves both alike")
+    ap.add_argument("--lockstep", type=int, metavar="K", default=0,
+                    help="PyTorch's rounds keep a plain process and one for each variant alive at once, on the one "
+                         "GPU, and ask each in turn for a timed generate K times (a pair a turn: the sides seconds "
+                         "apart); ggml, whose run is one process, keeps its rounds")
     ap.add_argument("--against", metavar="LAUNCHER",
                     help="an A/B of two builds: each pair's first side runs under this other hipshadow launcher (an "
                          "older build's tools/hipshadow, or one given --lib of an older library) instead of plain, "
                          "with the same options; the ratio is then this build's speed over that one's (AB lines)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit (no GPU needed)")
     args = ap.parse_args()
+    if args.lockstep < 0 or (args.lockstep and args.together):
+        ap.error(f"--lockstep: a count of turns, not with --together (got {args.lockstep})")
     if args.against and not os.access(args.against, os.X_OK):
         ap.error(f"--against: {args.against} is not an executable launcher")
     args.engines = [e for e in args.engines.split(",") if e]
@@ -840,7 +970,12 @@ def main():
         if "rounds" not in args.steps:
             continue
         say(f"== {', '.join(w.name for w in variants)}: rounds")
-        got = (together_rounds if args.together else rounds)(variants, args.pairs, args.side_pairs, args.tokens, args)
+        how = together_rounds if args.together else rounds
+        if args.lockstep and hasattr(variants[0], "serve_cmd"):
+            how = lockstep_rounds
+        elif args.lockstep:
+            print(f"NOTE {variants[0].name}: a run is one process: its rounds are not in lockstep")
+        got = how(variants, args.pairs, args.side_pairs, args.tokens, args)
         for w in variants:
             if per.get(w.name) is not None and got[w.name][0] and not args.against and not w.control:  # vs plain
                 predict(w, per[w.name], cost, *got[w.name])
