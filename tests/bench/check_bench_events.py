@@ -9,8 +9,10 @@ times too (the stack cache keeps such stacks side by side); its arena (launches 
 allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py compiles,
 answers --help and plans with --dry-run (--against another launcher too), says an A/B of two builds
 faster, slower or no different by the interval, says a control's A/A pairs as the machine's noise
-(NOISE, no verdict; a control first is refused), and its per-token profile subtracts one sampled
-length from another as it should.
+(NOISE, no verdict; a control first is refused), runs --lockstep's turns in order (each turn's
+pairs its own, the processes moved to one CPU when ready and ended with their round) and speaks
+torch_gpt2.py --serve's protocol with a real process, and its per-token profile subtracts one
+sampled length from another as it should.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
 import re
@@ -187,6 +189,10 @@ class FakeServed:
     def expect(self, word, timeout):
         return [], ""
 
+    def settle(self, cpus):
+        self.log.append(f"settle {self.name} {sorted(cpus)}")
+        return True
+
     def step(self, timeout):
         self.turns += 1
         self.log.append(self.name)
@@ -200,12 +206,17 @@ class FakeServed:
 log = []
 fake = [FakeRun("e", 0.5, log), FakeRun("e/side", 0.25, log)]
 out = io.StringIO()
+saved = dict(os.environ)
+os.environ.update(BENCH_CPUS="7-9", BENCH_CPU_TURNS="")  # the turns on BENCH_CPUS's first
 with contextlib.redirect_stdout(out):
     got = bench_engines.lockstep_rounds(fake, 2, 1, 8, argparse.Namespace(budget=1e9, against=None, goal=0.97,
                                                                           lockstep=2), served=FakeServed)
+os.environ.clear()
+os.environ.update(saved)
 said = out.getvalue()
-want_log = ["start plain", "start e", "start e/side", "plain", "e", "e/side", "e/side", "e", "plain",
-            "end plain", "end e", "end e/side", "start plain", "start e", "plain", "e", "e", "plain", "end plain", "end e"]
+want_log = ["start plain", "start e", "start e/side", "settle plain [7]", "settle e [7]", "settle e/side [7]",
+            "plain", "e", "e/side", "e/side", "e", "plain", "end plain", "end e", "end e/side",
+            "start plain", "start e", "settle plain [7]", "settle e [7]", "plain", "e", "e", "plain", "end plain", "end e"]
 if log != want_log or got["e"] != ([0.5, 1.0, 0.5, 1.0], [0.5] * 4) or got["e/side"] != ([0.5, 1.0], [0.25] * 2) \
         or "PAIR e/side 1.2 plain 1.00 tok/s hipshadow 4.00 tok/s ratio 4.000" not in said \
         or "LOCKSTEP e round 2 median 1.500 (2 turns)" not in said or "(4 pairs, lockstep: 2 turns a round)" not in said:
@@ -220,12 +231,17 @@ class Speaker(bench_engines.Workload):
 
 
 srv = bench_engines.Served(Speaker("s", []), 8, False)
-ready, turns = srv.expect("READY", 30), [srv.step(30) for _ in range(2)]
+ready = srv.expect("READY", 30)
+one = {min(os.sched_getaffinity(0))}  # settled on one CPU of ours, every thread of its group
+settled = srv.settle(one) and os.sched_getaffinity(srv.proc.pid) == one
+turns = [srv.step(30) for _ in range(2)]
 srv.proc.stdin.close()
 gone = srv.expect("READY", 30)
 srv.close()
-if ready != ([], "") or turns != [(0.01, None), (0.005, None)] or gone != (None, "exit 3: bye"):
-    problems.append(f"bench_engines.py Served: ready {ready}, turns {turns}, at the end {gone}")
+if ready != ([], "") or not settled or turns != [(0.01, None), (0.005, None)] or gone != (None, "exit 3: bye"):
+    problems.append(f"bench_engines.py Served: ready {ready}, moved to {one}: {settled}, turns {turns}, at the end {gone}")
+if bench_engines.cpu_list("2-5,9") != {2, 3, 4, 5, 9}:
+    problems.append(f"bench_engines.py cpu_list('2-5,9'): {bench_engines.cpu_list('2-5,9')}")
 for bad in (["--lockstep", "-1"], ["--lockstep", "3", "--together"]):
     r = subprocess.run([sys.executable, engines, "--dry-run"] + bad, capture_output=True, text=True, timeout=60)
     if r.returncode != 2 or "--lockstep" not in r.stderr:

@@ -45,7 +45,10 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             in turn (plain first in one turn, last in the next), the others waiting meanwhile
             (torch_gpt2.py --serve): each turn's pairs are seconds apart, not a minute, so the
             machine's drift moves both sides alike without a second GPU; K pairs a round
-            (LOCKSTEP: each round's median, as its K pairs share two processes)
+            (LOCKSTEP: each round's median, as its K pairs share two processes).  The processes
+            start on BENCH_CPUS and, once ready, are all moved to BENCH_CPU_TURNS (one CPU by
+            default): on four, the plain process and the control, both plain, kept a 10% gap
+            in every round, as the scheduler left each on its own CPU
             --against LAUNCHER: an A/B of two builds, the first side of every pair run under
             that other launcher instead of plain (same options, same placement), the ratio this
             build's speed over that one's, and AB lines instead of GOAL: faster, slower, or no
@@ -83,7 +86,8 @@ Output lines (one per fact, grep-able):
             and in the program's: what counts x in-engine costs cannot see)
   PERTOKEN <engine/variant> MODULE|FUNCTION added <us> us plain <us> hipshadow <us> <module> [<function>]
 Environment: as real_engines.py (GGML_TARBALL, GGML_WORK, GGML_REUSE=1, HS_LAUNCHER); BENCH_CPUS
-(taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_CPUS_OTHER (--together's
+(taskset, default 2-5: batch-1 decoding is bound by the launching CPU); BENCH_CPU_TURNS (--lockstep's
+CPUs once its processes are ready, default BENCH_CPUS's first); BENCH_CPUS_OTHER (--together's
 second CPU set, default 10-13); BENCH_KEEP_SAMPLES=DIR (the
 profile step's raw sampler files are also copied there, for a reading by instruction)."""
 import argparse
@@ -612,6 +616,23 @@ class Served:
             self.lines.put(line)
         self.lines.put(None)
 
+    def settle(self, cpus):
+        """Moves every thread of the process's group (the launcher execs or forks the engine) to
+        `cpus`, a set of CPU numbers; False where none could be moved."""
+        moved = False
+        for pid in (d for d in os.listdir("/proc") if d.isdigit()):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
+                if pgrp != self.proc.pid:
+                    continue
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    os.sched_setaffinity(int(tid), cpus)
+                    moved = True
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile, or not ours to move
+        return moved
+
     def expect(self, word, timeout):
         """The words after `word` on the next line that starts with it, or (None, why)."""
         deadline = time.monotonic() + timeout
@@ -646,6 +667,20 @@ class Served:
         self.err.close()
 
 
+def cpu_list(text):
+    """'2-5,9' -> {2, 3, 4, 5, 9}."""
+    cpus = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+
+def turn_cpus():
+    """--lockstep's CPUs once its processes are ready: BENCH_CPU_TURNS, else BENCH_CPUS's first."""
+    return cpu_list(os.environ.get("BENCH_CPU_TURNS") or str(min(cpu_list(os.environ.get("BENCH_CPUS", "2-5")))))
+
+
 def lockstep_rounds(variants, n, side, tokens, args, served=Served):
     """As rounds(), but a round's sides are processes alive at once (Served): each of --lockstep
     turns has every side time one run, in turn, plain first in one turn and last in the next
@@ -663,6 +698,9 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
         failed = [why for why in (s.expect("READY", max(min(left(args), 300), 5))[1] for s in sides.values()) if why]
         if failed:
             print(f"NOTE {variants[0].name}: round {i + 1}: a side did not start: {failed[0]}", flush=True)
+        elif not all([s.settle(turn_cpus()) for s in sides.values()]):
+            print(f"NOTE {variants[0].name}: round {i + 1}: a side could not be moved to CPUs {sorted(turn_cpus())}",
+                  flush=True)
         mine = {w.name: [] for w in ws}
         for j in range(args.lockstep if not failed else 0):
             if left(args) < 20:
