@@ -10,9 +10,9 @@ allocation on a non-blocking stream) runs clean; tests/gpu/bench_engines.py comp
 answers --help and plans with --dry-run (--against another launcher too), says an A/B of two builds
 faster, slower or no different by the interval, says a control's A/A pairs as the machine's noise
 (NOISE, no verdict; a control first is refused), runs --lockstep's turns in order (each turn's
-pairs its own, the processes moved to one CPU when ready and ended with their round) and speaks
-torch_gpt2.py --serve's protocol with a real process, and its per-token profile subtracts one
-sampled length from another as it should.
+pairs its own; a round's processes started in the round's order, moved to one CPU when ready and
+ended with their round) and speaks torch_gpt2.py --serve's protocol with a real process, and its
+per-token profile subtracts one sampled length from another as it should.
 Usage: check_bench_events.py LAUNCHER BENCH_EVENTS SIMHIP_DIR BENCH_ENGINES_PY BENCH_STREAMS"""
 import os
 import re
@@ -216,7 +216,7 @@ os.environ.update(saved)
 said = out.getvalue()
 want_log = ["start plain", "start e", "start e/side", "settle plain [7]", "settle e [7]", "settle e/side [7]",
             "plain", "e", "e/side", "e/side", "e", "plain", "end plain", "end e", "end e/side",
-            "start plain", "start e", "settle plain [7]", "settle e [7]", "plain", "e", "e", "plain", "end plain", "end e"]
+            "start e", "start plain", "settle e [7]", "settle plain [7]", "plain", "e", "e", "plain", "end e", "end plain"]
 if log != want_log or got["e"] != ([0.5, 1.0, 0.5, 1.0], [0.5] * 4) or got["e/side"] != ([0.5, 1.0], [0.25] * 2) \
         or "PAIR e/side 1.2 plain 1.00 tok/s hipshadow 4.00 tok/s ratio 4.000" not in said \
         or "LOCKSTEP e round 2 median 1.500 (2 turns)" not in said or "(4 pairs, lockstep: 2 turns a round)" not in said:

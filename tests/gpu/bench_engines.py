@@ -693,8 +693,10 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
             print(f"NOTE {variants[0].name}: budget: {i} of {n} rounds", flush=True)
             break
         ws = variants[: None if i < side else 1]
-        sides = {None: served(variants[0], tokens, args.against or False)}
-        sides.update((w.name, served(w, tokens, side_of(w, args))) for w in ws)
+        # started in the round's order too, plain first in one round and last in the next: the
+        # A/A control, started last, ran faster than the plain process in most rounds
+        sides = {w and w.name: served(w or variants[0], tokens, side_of(w, args) if w else args.against or False)
+                 for w in round_order(ws, i, i + 1)}
         failed = [why for why in (s.expect("READY", max(min(left(args), 300), 5))[1] for s in sides.values()) if why]
         if failed:
             print(f"NOTE {variants[0].name}: round {i + 1}: a side did not start: {failed[0]}", flush=True)
