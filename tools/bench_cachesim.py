@@ -7,10 +7,13 @@ in the first-level cache, and lines of data missed (read, written), per unit of 
               history kept), with a runtime's worth of code and data run between two (ggml's)
   torch-op    blocks_sim generate cold: PyTorch's op, a tensor made, a kernel launched on
               pointers in a struct, the tensor before let go (3.6 block events and a launch)
+  torch-apart blocks_sim generate apart: the same op with the program's code and data run also
+              between its allocations, its launch and its frees, as in PyTorch itself; what it
+              misses beyond torch-op is what handling an op's events together would save
   block       bench_blocks TRACE cold: one caching-allocator event of a recorded GPT-2 trace
               (the core linked in: this build only)
 
-Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op,block]
+Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op,torch-apart,block]
                          [--check]
 --old-*: an older build's libhipshadow.so / libhipshadow-cuda.so, counted beside this one's.
 --check (CI): exit 77 (skipped) without valgrind, 1 when a workload counted no code of
@@ -67,7 +70,7 @@ def totals(out, keep):
 
 
 def main():
-    args, b, only = valgrind_bench.parse(__doc__, "bench_cachesim", ("launch", "torch-op", "block"),
+    args, b, only = valgrind_bench.parse(__doc__, "bench_cachesim", ("launch", "torch-op", "torch-apart", "block"),
                                          ("valgrind", "callgrind_annotate"))
     runs = []  # (workload, label, command, the index of its count in it, env, units at that count, keep)
     if "launch" in only:
@@ -75,17 +78,19 @@ def main():
         cmd = [os.path.join(b, "tests/bench/bench_events"), "1000", "2000", "arena,cold"]
         for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow.so"), args.old_hip):
             runs.append(("launch", label, cmd, 2, dict(env, LD_PRELOAD=lib), 2000, ours(lib)))
-    if "torch-op" in only:
-        cmd = [os.path.join(b, "tests/torchsim/blocks_sim"), "generate", "20", "cold"]
+    for work, how in (("torch-op", "cold"), ("torch-apart", "apart")):
+        if work not in only:
+            continue
+        cmd = [os.path.join(b, "tests/torchsim/blocks_sim"), "generate", "20", how]
         for label, lib in valgrind_bench.libraries(os.path.join(b, "src/libhipshadow-cuda.so"), args.old_cuda):
-            runs.append(("torch-op", label, cmd, 2, dict(valgrind_bench.torch_env(b), LD_PRELOAD=lib), 20 * 271,
+            runs.append((work, label, cmd, 2, dict(valgrind_bench.torch_env(b), LD_PRELOAD=lib), 20 * 271,
                          ours(lib)))
     if "block" in only:
         trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests/unit/data/torch-gpt2-head.txt")
         cmd = [os.path.join(b, "tests/bench/bench_blocks"), os.path.abspath(trace), "3", "cold"]
         runs.append(("block", "new", cmd, 2, valgrind_bench.base_env(), 3 * 20000,
                      lambda f, o: "src/core/" in f and not f.endswith(":main")))
-    print(f"{'workload':9} {'library':7} " + " ".join(f"{e:>8}" for e in EVENTS) + "   (per unit)")
+    print(f"{'workload':11} {'library':7} " + " ".join(f"{e:>8}" for e in EVENTS) + "   (per unit)")
     with tempfile.TemporaryDirectory() as tmp:
         for n, (work, label, cmd, at, env, units, keep) in enumerate(runs):
             # Run at the count and at twice it: the difference is the units' alone, start-up and
@@ -94,7 +99,7 @@ def main():
             callgrind(cmd, env, once)
             callgrind(cmd[:at] + [str(2 * int(cmd[at]))] + cmd[at + 1:], env, twice)
             sums = [two - one for one, two in zip(totals(once, keep), totals(twice, keep))]
-            print(f"{work:9} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
+            print(f"{work:11} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
             if args.check and sums[0] < units * 50:
                 sys.exit(f"bench_cachesim: {work} ({label}) counted {sums[0]} instructions of hipshadow's for "
                          f"{units} units: the library was not preloaded, or its rows were not found")

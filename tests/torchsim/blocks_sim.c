@@ -1,8 +1,8 @@
 /* PyTorch-like programs on the simulated CUDA runtime with tests/torchsim's fake caching
  * allocator (libc10_cuda.so), run under hipshadow --cuda with the plugin built against the fake
  * headers: the planted bugs on "tensors" and the clean uses.  Usage: blocks_sim CASE [N]
- * (churn N: N tokens of allocator traffic, timed; generate N [cold]: N tokens of PyTorch's ops,
- * each a tensor made, a kernel launched on it and the op before's tensor let go, timed) */
+ * (churn N: N tokens of allocator traffic, timed; generate N [cold|apart]: N tokens of PyTorch's
+ * ops, each a tensor made, a kernel launched on it and the op before's tensor let go, timed) */
 #include "../bench/cache_churn.h"
 #include "simcuda.h"
 
@@ -170,9 +170,12 @@ int main(int argc, char **argv)
         /* GPT-2's ops a token (271 launches, 328 tensors): each op makes a tensor, launches a
          * kernel (the next of op_kernels) on it, the tensor before it and a weight, and lets the
          * tensor before go; every fifth op makes and lets go a temporary too.  Prints the mean ns
-         * per op. */
+         * per op.  cold: a program's worth of code and data run before each op; apart: also
+         * between its allocations, its launch and its frees, as the interpreter and the
+         * dispatcher run between them in PyTorch itself. */
         int tokens = argc > 2 ? atoi(argv[2]) : 200;
-        int cold = argc > 3 && !strcmp(argv[3], "cold");
+        int apart = argc > 3 && !strcmp(argv[3], "apart");
+        int cold = apart || (argc > 3 && !strcmp(argv[3], "cold"));
         enum { OPS = 271 };
         CUfunction fs[OP_KERNELS];
         size_t sizes[] = {sizeof(op_args)};
@@ -190,7 +193,11 @@ int main(int argc, char **argv)
                 void *out = fake_torch_alloc(512u << (i % 5)), *tmp = i % 5 ? NULL : fake_torch_alloc(2048);
                 op_args a = {{prev, weight, out}, 64};
                 void *params[] = {&a};
+                if (apart)
+                    cache_churn();
                 rc |= cuLaunchKernel(fs[i % OP_KERNELS], 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+                if (apart)
+                    cache_churn();
                 if (tmp)
                     fake_torch_free(tmp);
                 fake_torch_free(prev);
