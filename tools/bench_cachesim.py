@@ -9,7 +9,7 @@ in the first-level cache, and lines of data missed (read, written), per unit of 
               pointers in a struct, the tensor before let go (3.6 block events and a launch)
   torch-apart blocks_sim generate apart: the same op with the program's code and data run also
               between its allocations, its launch and its frees, as in PyTorch itself; what it
-              misses beyond torch-op is what handling an op's events together would save
+              misses beyond torch-op is the cost of that program between the parts
   block       bench_blocks TRACE cold: one caching-allocator event of a recorded GPT-2 trace
               (the core linked in: this build only)
 
