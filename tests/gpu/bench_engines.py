@@ -694,7 +694,8 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
             break
         ws = variants[: None if i < side else 1]
         # started in the round's order too, plain first in one round and last in the next: the
-        # A/A control, started last, ran faster than the plain process in most rounds
+        # A/A control, started last, ran faster than the plain process in most rounds.  (ws is
+        # already this round's variants: round_order's side limit, i + 1, keeps every one.)
         sides = {w and w.name: served(w or variants[0], tokens, side_of(w, args) if w else args.against or False)
                  for w in round_order(ws, i, i + 1)}
         failed = [why for why in (s.expect("READY", max(min(left(args), 300), 5))[1] for s in sides.values()) if why]
