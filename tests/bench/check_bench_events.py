@@ -219,7 +219,11 @@ want_log = ["start plain", "start e", "start e/side", "settle plain [7]", "settl
             "start e", "start plain", "settle e [7]", "settle plain [7]", "plain", "e", "e", "plain", "end e", "end plain"]
 if log != want_log or got["e"] != ([0.5, 1.0, 0.5, 1.0], [0.5] * 4) or got["e/side"] != ([0.5, 1.0], [0.25] * 2) \
         or "PAIR e/side 1.2 plain 1.00 tok/s hipshadow 4.00 tok/s ratio 4.000" not in said \
-        or "LOCKSTEP e round 2 median 1.500 (2 turns)" not in said or "(4 pairs, lockstep: 2 turns a round)" not in said:
+        or "LOCKSTEP e round 2 median 1.500 fastest 1.000 (2 turns)" not in said \
+        or "LOCKSTEP e/side round 1 median 3.000 fastest 2.000 (2 turns)" not in said \
+        or "FASTEST e median 1.000 min 1.000 q1 1.000 q3 1.000 max 1.000 (2 rounds) ci95 none" not in said \
+        or "GOAL e fastest median >= 0.97: not shown (too few pairs for an interval)" not in said \
+        or "(4 pairs, lockstep: 2 turns a round)" not in said:
     problems.append(f"bench_engines.py lockstep_rounds: order {log}, pairs {got}, said {said!r}")
 # ... and Served speaks torch_gpt2.py --serve's protocol with a real process: READY, then a
 # RUN_TOKENS_PER_S line for each 'go', lines it does not ask for passed over.

@@ -45,7 +45,9 @@ for ggml's GPT-2 example (gpt-2-backend, built as tests/gpu/real_engines.py buil
             in turn (plain first in one turn, last in the next), the others waiting meanwhile
             (torch_gpt2.py --serve): each turn's pairs are seconds apart, not a minute, so the
             machine's drift moves both sides alike without a second GPU; K pairs a round
-            (LOCKSTEP: each round's median, as its K pairs share two processes).  The processes
+            (LOCKSTEP: each round's median, as its K pairs share two processes, and the ratio of
+            the two sides' fastest turns; FASTEST: those ratios over the rounds, each round one
+            pair of best-of-K processes).  The processes
             start on BENCH_CPUS and, once ready, are all moved to BENCH_CPU_TURNS (one CPU by
             default): on four, the plain process and the control, both plain, kept a 10% gap
             in every round, as the scheduler left each on its own CPU
@@ -72,7 +74,10 @@ Output lines (one per fact, grep-able):
             microbenchmark's)
   PAIR <engine/variant> <i>[.<turn>] plain|against <x> hipshadow|again <y> ratio <r>   (again: the control's
             A/A side; .<turn>: --lockstep's turn within round i)
-  LOCKSTEP <engine/variant> round <i> median <r> (<k> turns)
+  LOCKSTEP <engine/variant> round <i> median <r> fastest <f> (<k> turns)   (fastest: the variant's
+            fastest turn's speed over the plain process's fastest turn's)
+  FASTEST <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> rounds) ci95 <lo> <hi>
+            (--lockstep: the rounds' fastest ratios; with GOAL <engine/variant> fastest ... beside it)
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
@@ -688,6 +693,7 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
     run seconds before or after.  n rounds of fresh processes, so what differs from one process
     to the next (where its memory lies) is sampled too."""
     got = {w.name: ([], []) for w in variants}
+    fastest = {w.name: [] for w in variants}
     for i in range(n):
         if left(args) < 60:
             print(f"NOTE {variants[0].name}: budget: {i} of {n} rounds", flush=True)
@@ -705,6 +711,7 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
             print(f"NOTE {variants[0].name}: round {i + 1}: a side could not be moved to CPUs {sorted(turn_cpus())}",
                   flush=True)
         mine = {w.name: [] for w in ws}
+        turns = {w.name: ([], []) for w in ws}  # the round's (plain, variant) seconds a token, turn by turn
         for j in range(args.lockstep if not failed else 0):
             if left(args) < 20:
                 print(f"NOTE {variants[0].name}: budget: round {i + 1} ended after {j} turns", flush=True)
@@ -723,15 +730,36 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
                 got[w.name][0].append(p)
                 got[w.name][1].append(s)
                 mine[w.name].append(p / s)
+                turns[w.name][0].append(p)
+                turns[w.name][1].append(s)
                 print(f"PAIR {w.name} {i + 1}.{j + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} "
                       f"{1 / s:.2f} tok/s ratio {p / s:.3f}", flush=True)
         for s in sides.values():
             s.close()
         for name, r in mine.items():
             if r:
-                print(f"LOCKSTEP {name} round {i + 1} median {statistics.median(r):.3f} ({len(r)} turns)", flush=True)
+                best = min(turns[name][0]) / min(turns[name][1])
+                fastest[name].append(best)
+                print(f"LOCKSTEP {name} round {i + 1} median {statistics.median(r):.3f} fastest {best:.3f} "
+                      f"({len(r)} turns)", flush=True)
     said_ratios(variants, got, args, f", lockstep: {args.lockstep} turns a round")
+    said_fastest(variants, fastest, args)
     return got
+
+
+def said_fastest(variants, fastest, args):
+    """FASTEST: each round's ratio of the two sides' fastest turns, over the rounds: a process is
+    then judged by its best run, as a best-of-K run is, and each round of fresh processes is one
+    pair, so the interval does not lean on the turns of one round being independent."""
+    for w in variants:
+        r = spread(fastest[w.name])
+        if not r:
+            continue
+        ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
+        print(f"FASTEST {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
+              f"max {r['max']:.3f} ({r['n']} rounds) {ci}", flush=True)
+        if not w.control and not args.against:
+            print(f"GOAL {w.name} fastest median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
 
 
 def build_dir():
