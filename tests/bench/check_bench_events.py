@@ -128,14 +128,17 @@ elif not m or (int(m.group(1)) > 50 and "TSAN_OPTIONS" not in os.environ):
                     "entry evicted each other from the stack cache)")
 for extra in (["--help"], ["--dry-run"], ["--dry-run", "--together", "--against", launcher],
               ["--dry-run", "--torch-variants", "blocks,control", "--ggml-variants", "default,control"],
-              ["--dry-run", "--lockstep", "10", "--torch-variants", "blocks,torch_blocks=0,control"]):
+              ["--dry-run", "--lockstep", "10", "--torch-variants", "blocks,torch_blocks=0,control"],
+              ["--dry-run", "--torch-variants", "blocks,huge_code=0:races=0"]):
     r = subprocess.run([sys.executable, engines] + extra, capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or ("--dry-run" in extra and "PLAN total" not in r.stdout):
         problems.append(f"bench_engines.py {' '.join(extra)}: exit {r.returncode}: {(r.stderr or r.stdout)[-500:]}")
 # the control is a side variant: a first variant that measures nothing of the build is refused
-for bad in (["--torch-variants", "control,blocks"], ["--ggml-variants", "control"]):
+# (and a variant that is neither the default, the control nor options)
+for bad, said in ((["--torch-variants", "control,blocks"], "control"), (["--ggml-variants", "control"], "control"),
+                  (["--torch-variants", "blocks,bogus"], "'bogus'")):
     r = subprocess.run([sys.executable, engines, "--dry-run"] + bad, capture_output=True, text=True, timeout=60)
-    if r.returncode != 2 or "control" not in r.stderr:
+    if r.returncode != 2 or said not in r.stderr:
         problems.append(f"bench_engines.py {' '.join(bad)}: want a usage error, got exit {r.returncode}: {r.stderr[-300:]}")
 # The per-token profile: microseconds a token from two sampled lengths, loading subtracted.
 sys.path.insert(0, os.path.dirname(os.path.abspath(engines)))

@@ -900,6 +900,16 @@ def predict(w, per, cost, plain_s, shadow_s):
           + (f"; not costed alone: {', '.join(unknown)}" if unknown else ""), flush=True)
 
 
+def is_options(variant):
+    """A variant named by its hipshadow options: NAME=VALUE, joined by ':'."""
+    return all(re.fullmatch(r"[a-z_]+=[^:,\s]+", o) for o in variant.split(":"))
+
+
+def options_of(variant):
+    """The options a variant runs with: none for the defaults ('blocks', 'default') and the control."""
+    return variant.split(":") if is_options(variant) else []
+
+
 def control(w, variant):
     """w, the A/A control when variant is 'control'."""
     w.control = variant == "control"
@@ -948,7 +958,8 @@ def main():
                          "those three)")
     ap.add_argument("--profile-runs", type=int, default=2, help="sampled runs a side in the profile step")
     ap.add_argument("--torch-variants", default="blocks,torch_blocks=0,redzones=64",
-                    help="PyTorch's variants under hipshadow, the first the default's (each round runs plain first)")
+                    help="PyTorch's variants under hipshadow, comma-separated: 'blocks' (no options: blocks tracked, "
+                         "the default), 'control' (not first) or hipshadow options NAME=VALUE joined by ':'")
     ap.add_argument("--ggml-variants", default="default",
                     help="ggml's variants under hipshadow, comma-separated: 'default' (no options) or hipshadow options "
                          "joined by ':' (races=0, ledger_size=256:stack_depth=0); the first is the default's, the "
@@ -975,17 +986,13 @@ def main():
         ap.error(f"--against: {args.against} is not an executable launcher")
     args.engines = [e for e in args.engines.split(",") if e]
     args.steps = [e for e in args.steps.split(",") if e]
-    args.torch_variants = [v for v in args.torch_variants.split(",") if v]
-    if set(args.torch_variants) - {"blocks", "torch_blocks=0", "redzones=64", "control"} or not args.torch_variants \
-            or args.torch_variants[0] == "control":
-        ap.error(f"--torch-variants: each of blocks, torch_blocks=0, redzones=64, control, the first not control "
-                 f"(got {args.torch_variants})")
-    args.ggml_variants = [v for v in args.ggml_variants.split(",") if v]
-    bad = [v for v in args.ggml_variants if v not in ("default", "control") and
-           not all(re.fullmatch(r"[a-z_]+=[^:,\s]+", o) for o in v.split(":"))]
-    if bad or not args.ggml_variants or args.ggml_variants[0] == "control":
-        ap.error(f"--ggml-variants: 'default', 'control' (not first) or NAME=VALUE options joined by ':' "
-                 f"(got {bad or args.ggml_variants or 'nothing'})")
+    for flag, default in (("torch", "blocks"), ("ggml", "default")):
+        variants = [v for v in getattr(args, flag + "_variants").split(",") if v]
+        setattr(args, flag + "_variants", variants)
+        bad = [v for v in variants if v not in (default, "control") and not is_options(v)]
+        if bad or not variants or variants[0] == "control":
+            ap.error(f"--{flag}-variants: '{default}', 'control' (not first) or NAME=VALUE options joined by ':' "
+                     f"(got {bad or variants or 'nothing'})")
     if set(args.steps) - {"costs", "counts", "profile", "rounds"}:
         ap.error(f"unknown steps {sorted(set(args.steps) - {'costs', 'counts', 'profile', 'rounds'})}")
     bad = set(args.engines) - {"torch", "ggml"}
@@ -1012,7 +1019,7 @@ def main():
         got = ggml_setup(args)
         if got:
             work.append([control(GgmlGPT2("ggml/gpt-2-backend" + ("" if v == "default" else "/" + v),
-                                          [] if v in ("default", "control") else v.split(":"), *got), v)
+                                          options_of(v), *got), v)
                          for v in args.ggml_variants])
         else:
             print("NOTE ggml: no build (see real_engines.py's logs)")
@@ -1021,8 +1028,7 @@ def main():
         plugin = os.path.join(os.path.dirname(os.path.abspath(run_gpu.launcher)), "..", "src", "libhipshadow-torch.so")
         if not os.path.exists(plugin) and not run_gpu.build_plugin():
             print("NOTE torch: libhipshadow-torch.so could not be built: block tracking is off in these runs")
-        options = {"blocks": [], "torch_blocks=0": ["torch_blocks=0"], "redzones=64": ["redzones=64"], "control": []}
-        work.append([control(TorchGPT2("torch/" + v, options[v]), v) for v in args.torch_variants])
+        work.append([control(TorchGPT2("torch/" + v, options_of(v)), v) for v in args.torch_variants])
     for variants in work:
         if left(args) < 40:
             print(f"NOTE {variants[0].name}: not run (budget)")
