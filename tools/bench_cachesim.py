@@ -14,8 +14,11 @@ in the first-level cache, and lines of data missed (read, written), per unit of 
               (the core linked in: this build only)
 
 Usage: bench_cachesim.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op,torch-apart,block]
-                         [--check]
+                         [--functions N] [--check]
 --old-*: an older build's libhipshadow.so / libhipshadow-cuda.so, counted beside this one's.
+--functions N: after each workload's line, its N functions that miss the most lines (code and
+data together), per unit: 'FUNCTION <workload> <library> Ir I1mr D1mr D1mw <file>:<function>'
+(callgrind names an inlined body after the file it came from and the function it went into).
 --check (CI): exit 77 (skipped) without valgrind, 1 when a workload counted no code of
 hipshadow's (the preload or the sums went wrong).
 Each workload runs at its count and at twice it; the difference, over the count's units, leaves
@@ -53,25 +56,26 @@ def ours(lib):
     return keep
 
 
-def totals(out, keep):
-    """The four counts summed over the functions keep(file_function, object) accepts."""
+def by_function(out, keep):
+    """{file:function: the four counts} over the functions keep(file_function, object) accepts."""
     r = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", "--show-percs=no",
                         "--show=" + ",".join(EVENTS), out], capture_output=True, text=True, check=True)
-    sums = [0] * len(EVENTS)
+    got = {}
     row = re.compile(r"^\s*([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)\s+(\S.*?)(?:\s+\[(.*)\])?$")
     for line in r.stdout.splitlines():
         m = row.match(line)
         if not m or not keep(m.group(5), m.group(6) or ""):
             continue
-        for i in range(len(EVENTS)):
-            v = m.group(i + 1).replace(",", "")
-            sums[i] += 0 if v == "." else int(v)
-    return sums
+        counts = [0 if v == "." else int(v) for v in (m.group(i + 1).replace(",", "") for i in range(len(EVENTS)))]
+        name = re.sub(r"^.*?(?=(src|tests)/)", "", m.group(5))  # the build's path up to the sources left out
+        got[name] = [a + b for a, b in zip(got.get(name, [0] * len(EVENTS)), counts)]
+    return got
 
 
 def main():
     args, b, only = valgrind_bench.parse(__doc__, "bench_cachesim", ("launch", "torch-op", "torch-apart", "block"),
-                                         ("valgrind", "callgrind_annotate"))
+                                         ("valgrind", "callgrind_annotate"),
+                                         lambda ap: ap.add_argument("--functions", type=int, default=0, metavar="N"))
     runs = []  # (workload, label, command, the index of its count in it, env, units at that count, keep)
     if "launch" in only:
         env = dict(valgrind_bench.launch_env(b), BENCH_NONBLOCKING="1")
@@ -98,11 +102,17 @@ def main():
             once, twice = os.path.join(tmp, f"cg.{n}.1"), os.path.join(tmp, f"cg.{n}.2")
             callgrind(cmd, env, once)
             callgrind(cmd[:at] + [str(2 * int(cmd[at]))] + cmd[at + 1:], env, twice)
-            sums = [two - one for one, two in zip(totals(once, keep), totals(twice, keep))]
+            first, second = by_function(once, keep), by_function(twice, keep)
+            per = {f: [two - one for one, two in zip(first.get(f, [0] * len(EVENTS)), c)] for f, c in second.items()}
+            sums = [sum(c[i] for c in per.values()) for i in range(len(EVENTS))]
             print(f"{work:11} {label:7} " + " ".join(f"{s / units:8.1f}" for s in sums), flush=True)
+            for f, c in sorted(per.items(), key=lambda fc: -sum(fc[1][1:]))[:args.functions]:
+                print(f"FUNCTION {work} {label} " + " ".join(f"{v / units:.1f}" for v in c) + f" {f}", flush=True)
             if args.check and sums[0] < units * 50:
                 sys.exit(f"bench_cachesim: {work} ({label}) counted {sums[0]} instructions of hipshadow's for "
                          f"{units} units: the library was not preloaded, or its rows were not found")
+            if args.check and args.functions and not any(f.startswith("src/") and c[0] > 0 for f, c in per.items()):
+                sys.exit(f"bench_cachesim: {work} ({label}): no function of hipshadow's sources named")
 
 
 if __name__ == "__main__":

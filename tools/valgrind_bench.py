@@ -7,11 +7,13 @@ import shutil
 import sys
 
 
-def parse(doc, prog, workloads, needs):
-    """The tools' options; exits 77 under --check (CI's skip) when a program in needs is missing.
-    Returns (args, the build directory, the workloads asked for)."""
+def parse(doc, prog, workloads, needs, more=None):
+    """The tools' options (more(ap) adds a tool's own); exits 77 under --check (CI's skip) when a
+    program in needs is missing.  Returns (args, the build directory, the workloads asked for)."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build", nargs="?", default="build")
+    if more:
+        more(ap)
     ap.add_argument("--old-hip", help="an older libhipshadow.so, for launch")
     ap.add_argument("--old-cuda", help="an older libhipshadow-cuda.so, for torch-op")
     ap.add_argument("--only", default=",".join(workloads))
