@@ -537,17 +537,24 @@ def base_side(args):
     return "against" if args.against else "plain"
 
 
+def ci_text(r):
+    return f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
+
+
+def spread_line(word, name, r, what):
+    """A RATIO or FASTEST line: the median, the spread, how many of `what`, the interval."""
+    print(f"{word} {name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
+          f"max {r['max']:.3f} ({r['n']} {what}) {ci_text(r)}", flush=True)
+
+
 def said_ratios(variants, got, args, how=""):
     for w in variants:
         r = spread([p / s for p, s in zip(*got[w.name])])
         if r:
-            ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
-            print(f"RATIO {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-                  f"max {r['max']:.3f} ({r['n']} pairs{how}{', against ' + args.against if args.against else ''}) "
-                  f"{ci}", flush=True)
+            spread_line("RATIO", w.name, r, f"pairs{how}{', against ' + args.against if args.against else ''}")
             if w.control:  # A/A: the machine's noise, no verdict about a build
-                print(f"NOISE {w.name} median {r['median']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} ({r['n']} pairs) {ci}",
-                      flush=True)
+                print(f"NOISE {w.name} median {r['median']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} ({r['n']} pairs) "
+                      f"{ci_text(r)}", flush=True)
             elif args.against:  # this build's speed over the other's: the goal is about plain
                 verdict = ("no interval" if not r["ci"] else "faster" if r["ci"][0] > 1 else "slower"
                            if r["ci"][1] < 1 else "no difference shown")
@@ -710,7 +717,6 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
         elif not all([s.settle(turn_cpus()) for s in sides.values()]):
             print(f"NOTE {variants[0].name}: round {i + 1}: a side could not be moved to CPUs {sorted(turn_cpus())}",
                   flush=True)
-        mine = {w.name: [] for w in ws}
         turns = {w.name: ([], []) for w in ws}  # the round's (plain, variant) seconds a token, turn by turn
         for j in range(args.lockstep if not failed else 0):
             if left(args) < 20:
@@ -729,16 +735,16 @@ def lockstep_rounds(variants, n, side, tokens, args, served=Served):
                     continue
                 got[w.name][0].append(p)
                 got[w.name][1].append(s)
-                mine[w.name].append(p / s)
                 turns[w.name][0].append(p)
                 turns[w.name][1].append(s)
                 print(f"PAIR {w.name} {i + 1}.{j + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} "
                       f"{1 / s:.2f} tok/s ratio {p / s:.3f}", flush=True)
         for s in sides.values():
             s.close()
-        for name, r in mine.items():
-            if r:
-                best = min(turns[name][0]) / min(turns[name][1])
+        for name, (plain, variant) in turns.items():
+            if plain:
+                r = [p / s for p, s in zip(plain, variant)]
+                best = min(plain) / min(variant)
                 fastest[name].append(best)
                 print(f"LOCKSTEP {name} round {i + 1} median {statistics.median(r):.3f} fastest {best:.3f} "
                       f"({len(r)} turns)", flush=True)
@@ -755,9 +761,7 @@ def said_fastest(variants, fastest, args):
         r = spread(fastest[w.name])
         if not r:
             continue
-        ci = f"ci95 {r['ci'][0]:.3f} {r['ci'][1]:.3f}" if r["ci"] else "ci95 none"
-        print(f"FASTEST {w.name} median {r['median']:.3f} min {r['min']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} "
-              f"max {r['max']:.3f} ({r['n']} rounds) {ci}", flush=True)
+        spread_line("FASTEST", w.name, r, "rounds")
         if not w.control and not args.against:
             print(f"GOAL {w.name} fastest median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
 
@@ -961,8 +965,9 @@ def main():
                     help="PyTorch's variants under hipshadow, comma-separated: 'blocks' (no options: blocks tracked, "
                          "the default), 'control' (not first) or hipshadow options NAME=VALUE joined by ':'")
     ap.add_argument("--ggml-variants", default="default",
-                    help="ggml's variants under hipshadow, comma-separated: 'default' (no options) or hipshadow options "
-                         "joined by ':' (races=0, ledger_size=256:stack_depth=0); the first is the default's, the "
+                    help="ggml's variants under hipshadow, comma-separated: 'default' (no options), 'control' (not "
+                         "first) or hipshadow options joined by ':' (races=0, ledger_size=256:stack_depth=0); the first "
+                         "is the default's, the "
                          "others join the first --side-pairs rounds")
     ap.add_argument("--round-stats", action="store_true",
                     help="run each round's hipshadow side with stats=1 and print its counts (ROUND_STATS): what a "
