@@ -136,6 +136,11 @@ CASES = {
                                       {"api": "hipMemcpy", "direction": "D2H", "overrun": 104}]},
         stderr_has=["was already freed (double free)", "hipMemcpyDefault: direction taken from the shadow map"],
         exit=0),
+    "passthrough_calls_frees_still_checked": dict(
+        program="memset_and_free", options="passthrough=calls",
+        kinds={"invalid-free": 1}, explained=1, fields={"invalid-free": {"api": "hipFree"}},
+        stderr_has=["in 3 checked calls"], stderr_lacks=["out-of-bounds", "hipMemsetD32 then returned"],
+        exit=0),
     "clean_seed000_pool": dict(
         program="clean_seed000_pool", kinds={},
         stdout_has=["read back in 5 chunks: 0 mismatches"],

@@ -87,6 +87,14 @@ case("allocator traffic, timed (tools/bench.sh blocks): every event tracked, not
      {}, options=["stats=1"], err_has=["block_alloc=1641 block_free_requested=1640 block_free_completed=1640"])
 case("many tensors allocated, copied, launched on and freed", [program, "clean"], {}, options=["verbosity=1"],
      err_has=["hipshadow: tracking the blocks of PyTorch torchsim", "PyTorch caching-allocator blocks: "])
+# passthrough= (benchmarks): the engine's per-token calls forwarded unchecked; with all, block events dropped too
+# ("clean" makes 20 launches, 1,281 copies and 1,281 tensors: stats=1 counts each checked call and event)
+case("passthrough=calls: block events tracked, launches and copies forwarded unchecked", [program, "clean"], {},
+     options=["stats=1", "passthrough=calls"], err_has=["STATS launch=0 ", " copy=0 ", "block_alloc=1281 "])
+case("passthrough=calls: a kernel on a freed tensor's old pointer goes unchecked", [program, "kernel"], {},
+     options=["mode=block", "passthrough=calls"])
+case("passthrough=all: block events dropped as they come", [program, "clean"], {},
+     options=["stats=1", "passthrough=all"], err_has=["STATS launch=0 ", " copy=0 ", "block_alloc=0 "])
 case("torch_blocks=0: segment level", [program, "overrun"], {}, options=["mode=block", "torch_blocks=0"],
      err_lacks=["blocks are not tracked"])
 case("no plugin: one line, segment level", [program, "overrun"], {},

@@ -10,6 +10,7 @@
 #include "path/core.h"
 #include "path/fast_copy.h"
 #include "path/fast_launch.h"
+#include "path/init.h"
 #include "entry/lookup.h"
 #include "streams/ordering.h"
 #include "runtime/own_calls.h"
@@ -44,6 +45,14 @@
      : (op) == HS_OP_COPY || (op) == HS_OP_MEMSET ? HS_STAT_copy_ns                                                    \
                                                   : HS_STAT_other_ns)
 
+/* The calls an engine makes at every token (passthrough=): the rest keep the shadow map, the
+ * streams and the events as they are, so that hipshadow stays consistent around them. */
+static inline bool hs_passes_through(int op)
+{
+    return op == HS_OP_LAUNCH || op == HS_OP_COPY || op == HS_OP_MEMSET || op == HS_OP_SYNC ||
+           op == HS_OP_EVENT_RECORD || op == HS_OP_STREAM_WAIT;
+}
+
 /* `call` is what a front-end's args may name (REDZONE, HOST_FN_ARGS); where they do not, the
  * compiler drops it.  quick_ is read field by field, never whole, so the fast path of a clean
  * copy never builds the 352-byte description. */
@@ -56,6 +65,11 @@
         const hs_call quick_ = {.api = api_id, __VA_ARGS__};                                                           \
         void *host_box_ = NULL; /* a host function's box, once hs_before made it (HOST_FN_ARGS) */                     \
         (void)host_box_;                                                                                               \
+        if (HS_UNLIKELY(hs_passthrough_calls) && hs_passes_through(quick_.op)) {                                       \
+            const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
+            (void)call;                                                                                                \
+            return real_##name args;                                                                                   \
+        }                                                                                                              \
         if (!hs_enter()) {                                                                                             \
             const hs_call call = HS_CALL_OF(api_id, __VA_ARGS__);                                                      \
             (void)call;                                                                                                \

@@ -39,6 +39,7 @@ HS_HOT_DATA bool hs_ready;
 HS_HOT_DATA atomic_bool hs_disabled;
 HS_HOT_DATA atomic_bool hs_used;
 atomic_int hs_pause_depth;
+HS_HOT_DATA bool hs_passthrough_calls;
 HS_TLS _Atomic(uint64_t) *hs_my_calls;
 
 /* ---- checked calls, counted per thread ----
@@ -212,6 +213,7 @@ static void init_once_body(void)
         hs_options_print(&options, err);
     fflush(err);
     hs_stats_on = options.stats;
+    hs_passthrough_calls = strcmp(options.passthrough, "off") != 0;
     hs_stacks_init((int)options.stack_depth, options.stack_depot_max, (const void *)&init_once_body);
     if (hs_shadow_init(options.quarantine, (size_t)options.shadow_max) || hs_hostmem_init() ||
         hs_streams_init(hs_frontend_active.builtin_streams, hs_frontend_active.n_builtin_streams,

@@ -14,6 +14,7 @@ extern bool hs_ready;             /* set once everything is initialised */
 extern atomic_bool hs_disabled;   /* the tool's own failure: wrappers forward untouched */
 extern atomic_bool hs_used;       /* a wrapped call happened: the exit summary is worth printing */
 extern atomic_int hs_pause_depth; /* > 0: copies and memsets are forwarded unchecked */
+extern bool hs_passthrough_calls; /* passthrough=calls|all: a call of a kind hs_passes_through forwarded untouched */
 /* This thread's count of checked calls (NULL before its first): a counter of its own in a table
  * that the exit SUMMARY adds up, so threads still running at exit are counted too. */
 extern HS_TLS _Atomic(uint64_t) *hs_my_calls;

@@ -19,6 +19,8 @@ enum { T_SEARCHING = 0, T_LOADED, T_ATTACHING, T_ATTACHED, T_OFF };
 
 /* 0 off, 1 findings, 2 alloc; read at every block event: with the other flags (one page) */
 HS_HOT_DATA static int python_stacks;
+/* passthrough=all: block events are dropped as they come (the trace hook's own cost alone) */
+HS_HOT_DATA static bool drop_events;
 
 static struct {
     const hs_options *opt;
@@ -38,6 +40,8 @@ void hs_torch_after_fork(void) { pthread_mutex_init(&tb.lock, NULL); }
 
 HS_HOT_BLOCK_PATH static void core_block_event(const hipshadow_block_event *e)
 {
+    if (HS_UNLIKELY(drop_events))
+        return;
     const uint64_t timed = hs_stat_clock();
     uint32_t stack = 0;
     if (HS_UNLIKELY(hs_stats_on))
@@ -66,6 +70,7 @@ void hs_torch_init(const hs_options *o)
 {
     tb.opt = o;
     python_stacks = !strcmp(o->python_stacks, "off") ? 0 : !strcmp(o->python_stacks, "alloc") ? 2 : 1;
+    drop_events = !strcmp(o->passthrough, "all");
     hs_blocks_init(o->quarantine);
     if (!o->torch_blocks)
         atomic_store(&tb.state, T_OFF);
