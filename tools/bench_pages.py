@@ -17,7 +17,8 @@ hot structures share one region offered to transparent huge pages (src/core/proc
 starts at each entry into the simulated runtime's launch; the first 50 units are left out.
 
 Usage: bench_pages.py [BUILD_DIR] [--old-hip LIB] [--old-cuda LIB] [--only launch,torch-op]
-                      [--check]
+                      [--options NAME=VALUE[:...]] [--check]
+--options: hipshadow options for the runs (as bench_cachesim.py's).
 --old-*: an older build's libhipshadow.so / libhipshadow-cuda.so, counted beside this one's.
 --check (CI): exit 77 (skipped) without valgrind, 1 when a library added no page of its own
 (the preload or the parse went wrong)."""
@@ -141,13 +142,14 @@ def main():
     if "launch" in only:
         libs = valgrind_bench.libraries(os.path.join(b, "src/libhipshadow.so"), args.old_hip)
         work.append(("launch", [os.path.join(b, "tests/bench/bench_events"), "1000", "400", "arena"],
-                     valgrind_bench.launch_env(b), os.path.join(b, "tests/simhip/libamdhip64.so.5"),
+                     valgrind_bench.launch_env(b, args.options), os.path.join(b, "tests/simhip/libamdhip64.so.5"),
                      "hipModuleLaunchKernel", [(label, lib, [lib]) for label, lib in libs]))
     if "torch-op" in only:
         libs = valgrind_bench.libraries(os.path.join(b, "src/libhipshadow-cuda.so"), args.old_cuda)
         plugin = valgrind_bench.torch_plugin(b)
         work.append(("torch-op", [os.path.join(b, "tests/torchsim/blocks_sim"), "generate", "1"],
-                     valgrind_bench.torch_env(b), os.path.join(b, "tests/simcuda/libcuda.so.1"), "cuLaunchKernel",
+                     valgrind_bench.torch_env(b, args.options), os.path.join(b, "tests/simcuda/libcuda.so.1"),
+                     "cuLaunchKernel",
                      [(label, lib, [lib, plugin]) for label, lib in libs]))
     print(f"{'workload':9} {'library':7} {'code':>6} {'data':>6} {'added':>6} {'own code':>9} {'own data':>9}"
           f" {'own data tlb':>12}   (pages per unit)")

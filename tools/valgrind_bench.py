@@ -17,6 +17,8 @@ def parse(doc, prog, workloads, needs, more=None):
     ap.add_argument("--old-hip", help="an older libhipshadow.so, for launch")
     ap.add_argument("--old-cuda", help="an older libhipshadow-cuda.so, for torch-op")
     ap.add_argument("--only", default=",".join(workloads))
+    ap.add_argument("--options", default="", metavar="NAME=VALUE[:...]",
+                    help="hipshadow options for every run (e.g. torch_blocks=0, passthrough=calls)")
     ap.add_argument("--check", action="store_true", help="CI: skip without valgrind, fail on an empty count")
     args = ap.parse_args()
     missing = [n for n in needs if not shutil.which(n)]
@@ -47,18 +49,21 @@ def libraries(new, old):
     return [(label, os.path.abspath(lib)) for label, lib in (("new", new), ("old", old)) if lib]
 
 
-def launch_env(build):
+def launch_env(build, options=""):
     """bench_events' arena (ggml's pattern) on the simulated HIP runtime, copies moving nothing."""
-    return dict(base_env(), SIMHIP_NULL="1", BENCH_ARENA_TENSORS="235",
-                LD_LIBRARY_PATH=os.path.join(build, "tests/simhip"))
+    env = dict(base_env(), SIMHIP_NULL="1", BENCH_ARENA_TENSORS="235",
+               LD_LIBRARY_PATH=os.path.join(build, "tests/simhip"))
+    if options:
+        env["HIPSHADOW_OPTIONS"] = options
+    return env
 
 
 def torch_plugin(build):
     return os.path.join(build, "tests/torchsim/libhipshadow-torch.so")
 
 
-def torch_env(build):
+def torch_env(build, options=""):
     """blocks_sim (PyTorch's op) on the simulated CUDA runtime, the plugin on the fake allocator."""
     sim = os.path.join(build, "tests/torchsim")
     return dict(base_env(), LD_LIBRARY_PATH=os.path.join(build, "tests/simcuda") + ":" + sim,
-                HIPSHADOW_OPTIONS="torch_plugin=" + torch_plugin(build))
+                HIPSHADOW_OPTIONS=":".join(o for o in ("torch_plugin=" + torch_plugin(build), options) if o))

@@ -102,7 +102,8 @@ for kind, calls, counted in (("big", 20, "copy"), ("mid", 400, "copy_fast")):
             problems.append(f"bench_events {kind}: exit {p.returncode}, output {p.stdout!r}: {p.stderr[-500:]}")
             break
         got.append((float(p.stdout.split()[1]), int(m.group(2)) / calls))
-    if len(got) == 2 and got[0][1] - got[1][1] > (got[0][0] - got[1][0]) / 2:
+    # (a busy machine moves both by tens of percent, and can make the run that moves nothing the slower)
+    if len(got) == 2 and got[0][1] - got[1][1] > max(0.0, got[0][0] - got[1][0]) / 2 + got[1][1] / 4:
         problems.append(f"bench_events {kind}: a call and hipshadow's share of it, moving the bytes and not: {got} "
                         "(the share grew with the runtime's time: its call was not left out)")
 # Copies into one heap buffer while 256 KiB is mapped and unmapped before each: the buffer's
