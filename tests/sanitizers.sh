@@ -44,7 +44,7 @@ done
 #    without hipshadow answers differently (the main and ASan builds run them).
 #  - sampler_runs, under TSan only: TSan holds an asynchronous signal back until the program
 #    next enters its runtime, so tools/sampler's samples land there, not where the time went.
-excluded_names=" fuzz_log_reader_smoke bench_cachesim_runs bench_pages_runs "  # the last two: valgrind cannot run sanitized programs
+excluded_names=" fuzz_log_reader_smoke bench_cachesim_runs bench_cachesim_options bench_pages_runs "  # the last three: valgrind cannot run sanitized programs
 excluded_suites=" install "
 excluded_tsan=" tree_fork_storm last_error_rocm5_as_plain last_error_rocm7_as_plain sampler_runs "
 
