@@ -159,6 +159,19 @@ for speeds, want in ((1.05, "faster"), (0.95, "slower"), (1.0, "no difference sh
         bench_engines.said_ratios([w], {"e": (base, mine)}, argparse.Namespace(against="old/hipshadow", goal=0.97))
     if f"AB e this build against old/hipshadow: {want}" not in out.getvalue() or "GOAL" in out.getvalue():
         problems.append(f"bench_engines.py --against, speed x{speeds}: want '{want}', got {out.getvalue()!r}")
+# PREDICT: counts x costs beside the added time the median pair stands for (its ratio 0.8 against
+# a 2 ms plain token: 500 us; the two sides' unpaired medians would say 600), and no prediction at
+# all when the run measured no costs.
+plain, shadow = [0.001, 0.002, 0.003], [0.0026, 0.0025, 0.0031]
+for cost, want in (({"launch": (500.0,)}, "PREDICT w added 100.0 us/token (measured 500.0 us/token over 2000.0 plain, "
+                    "the median pair's ratio 0.800; predicted ratio 0.952): launch 100.0"),
+                   ({}, "PREDICT w none (measured 500.0 us/token over 2000.0 plain, the median pair's ratio 0.800): "
+                    "no per-event costs measured in this run")):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bench_engines.predict(bench_engines.Workload("w", []), {"launch": 200.0}, cost, plain, shadow)
+    if want not in out.getvalue():
+        problems.append(f"bench_engines.py predict, costs {cost}: want {want!r}, got {out.getvalue()!r}")
 # Rounds in turn: plain first in one round, last in the next (a process's place in a round moves
 # its speed), each variant's ratio against its own round's plain run.
 class FakeRun(bench_engines.Workload):

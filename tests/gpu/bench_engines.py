@@ -83,7 +83,9 @@ Output lines (one per fact, grep-able):
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
   NOISE <engine>/control median <r> q1 <a> q3 <b> (<n> pairs) ci95 <lo> <hi>   (the A/A pairs: instead of GOAL)
   AB <engine/variant> this build against <launcher>: faster|slower|no difference shown|no interval
-  PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token): <kind> <us> ...
+  PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token ...): <kind> <us> ...
+            (measured: the plain token's median x (1 / the median pairwise ratio - 1), the added time
+            the RATIO line stands for; 'PREDICT ... none' when the run measured no per-event costs)
   ROUND_STATS <engine/variant> <i> <kind>=<count> ...   (--round-stats: the run's own counts)
   PROFILE <engine/variant> SAMPLES|MODULE|FUNCTION <plain|hipshadow> ...  (tools/sampler/report.py's lines)
   PERTOKEN <engine/variant> TOTAL plain <us> us hipshadow <us> us added <us> us
@@ -885,6 +887,16 @@ def profile(w, tokens, runs):
 
 
 def predict(w, per, cost, plain_s, shadow_s):
+    """Counts x per-event costs beside the added time the pairs measured.  The measured figure is
+    taken from the median pairwise ratio, as the RATIO line is, not from the difference of the two
+    sides' medians: unpaired medians of a drifting machine can disagree with every pair."""
+    base = statistics.median(plain_s) * 1e6
+    ratio = statistics.median(p / s for p, s in zip(plain_s, shadow_s))
+    measured = base * (1 / ratio - 1)
+    said = f"measured {measured:.1f} us/token over {base:.1f} plain, the median pair's ratio {ratio:.3f}"
+    if not cost:
+        print(f"PREDICT {w.name} none ({said}): no per-event costs measured in this run (--steps costs)", flush=True)
+        return
     parts, unknown = [], []
     total = 0.0
     for kind, n in sorted(per.items()):
@@ -897,11 +909,8 @@ def predict(w, per, cost, plain_s, shadow_s):
             parts.append(f"{kind} {us:.1f}")
         else:
             unknown.append(f"{kind} x{n:.1f}")
-    measured = (statistics.median(shadow_s) - statistics.median(plain_s)) * 1e6 if plain_s else float("nan")
-    base = statistics.median(plain_s) * 1e6 if plain_s else float("nan")
-    print(f"PREDICT {w.name} added {total:.1f} us/token (measured {measured:.1f} us/token over {base:.1f} plain; "
-          f"predicted ratio {base / (base + total):.3f}): " + ", ".join(parts)
-          + (f"; not costed alone: {', '.join(unknown)}" if unknown else ""), flush=True)
+    print(f"PREDICT {w.name} added {total:.1f} us/token ({said}; predicted ratio {base / (base + total):.3f}): "
+          + ", ".join(parts) + (f"; not costed alone: {', '.join(unknown)}" if unknown else ""), flush=True)
 
 
 def is_options(variant):
