@@ -194,6 +194,32 @@ if log != ["plain", "e", "e/side", "e", "plain", "plain", "e"] or got["e"] != ([
         got["e/side"] != ([0.5], [0.25]) or "PAIR e/side 1 plain 2.00 tok/s hipshadow 4.00 tok/s ratio 2.000" \
         not in out.getvalue():
     problems.append(f"bench_engines.py rounds: order {log}, pairs {got}, said {out.getvalue()!r}")
+# A control listed after the variant: each of the variant's runs is read against the geometric
+# mean of its round's plain run and control run, which stand on either side of it.  The machine
+# slows 10% a run here, so the plain pairs read 0.818 and 0.990 by turns, the bracketed ones the
+# build's own 0.9; a variant after the control has no brackets.
+class DriftRun(bench_engines.Workload):
+    def __init__(self, name, speed, clock, control=False):
+        super().__init__(name, [])
+        self.speed, self.clock, self.control = speed, clock, control
+
+    def run(self, tokens, preload, extra=(), timeout=180, env_extra=None):
+        self.clock.append(self.name)
+        return 1.1 ** len(self.clock) / (self.speed if preload is True else 1.0), ""
+
+
+clock = []
+drift = [DriftRun("e", 0.9, clock), DriftRun("e/control", 1.0, clock, control=True), DriftRun("e/after", 0.9, clock)]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    bench_engines.rounds(drift, 9, 9, 8, argparse.Namespace(budget=1e9, best_of=1, against=None, round_stats=False,
+                                                             goal=0.97))
+said = out.getvalue()
+if "BRACKET e median 0.900 min 0.900 q1 0.900 q3 0.900 max 0.900 (9 rounds) ci95 0.900 0.900" not in said or \
+        "GOAL e bracketed median >= 0.97: refuted" not in said or re.search(r"^BRACKET e/(after|control)", said, re.M) or \
+        not re.search(r"^RATIO e median 0\.(818|990) min 0\.818 ", said, re.M):
+    problems.append(f"bench_engines.py bracketed rounds: want BRACKET e at 0.900 and none for the control or a "
+                    f"variant after it, got {said!r}")
 # --lockstep: a round's sides are processes alive at once, asked in turn (plain first in one turn,
 # last in the next); each turn pairs every variant with that turn's plain run, and the processes
 # are ended with the round.

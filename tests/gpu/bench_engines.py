@@ -81,8 +81,11 @@ Output lines (one per fact, grep-able):
   RATIO <engine/variant> median <r> min <a> q1 <b> q3 <c> max <d> (<n> pairs) ci95 <lo> <hi>
             (ci95: the median's distribution-free 95% confidence interval; 'none' below 6 pairs)
   GOAL <engine/variant> median >= <goal>: shown|refuted|not shown (...)
+  BRACKET <engine/variant> median <r> ... (<n> rounds) ci95 <lo> <hi>   (rounds with a control listed
+            after the variant: each run's speed over the geometric mean of its round's plain run and
+            control run, which stand on either side of it; with GOAL <engine/variant> bracketed ...)
   NOISE <engine>/control median <r> q1 <a> q3 <b> (<n> pairs) ci95 <lo> <hi>   (the A/A pairs: instead of GOAL)
-  AB <engine/variant> this build against <launcher>: faster|slower|no difference shown|no interval
+  AB <engine/variant> [bracketed:] this build against <launcher>: faster|slower|no difference shown|no interval
   PREDICT <engine/variant> added <predicted> us/token (measured <m> us/token ...): <kind> <us> ...
             (measured: the plain token's median x (1 / the median pairwise ratio - 1), the added time
             the RATIO line stands for; 'PREDICT ... none' when the run measured no per-event costs)
@@ -162,6 +165,12 @@ def goal_verdict(ci, goal):
     if ci is None:
         return "not shown (too few pairs for an interval)"
     return "shown" if ci[0] >= goal else "refuted" if ci[1] < goal else "not shown (the interval holds it)"
+
+
+def ab_verdict(ci):
+    """--against: whether this build is faster or slower than the other, by the interval of the
+    ratio of its speed over the other's."""
+    return "no interval" if not ci else "faster" if ci[0] > 1 else "slower" if ci[1] < 1 else "no difference shown"
 
 
 def spread(values):
@@ -483,6 +492,7 @@ def rounds(variants, n, side, tokens, args):
     each variant's ratio is against the plain run of its round.
     Returns {variant name: (plain seconds/token, hipshadow seconds/token)} for the pairs made."""
     got = {w.name: ([], []) for w in variants}
+    by_round = []  # (the first side's seconds/token, {variant name: seconds/token}) of each round made
     for i in range(n):
         if left(args) < 30:
             print(f"NOTE {variants[0].name}: budget: {i} of {n} rounds", flush=True)
@@ -511,6 +521,7 @@ def rounds(variants, n, side, tokens, args):
                 shadow[w.name] = min(shadow.get(w.name, s), s)
         if p is None:
             continue
+        by_round.append((p, shadow))
         for w in variants:
             if w.name not in shadow:
                 continue
@@ -520,7 +531,41 @@ def rounds(variants, n, side, tokens, args):
             print(f"PAIR {w.name} {i + 1} {base_side(args)} {1 / p:.2f} tok/s {side_name(w)} {1 / s:.2f} tok/s "
                   f"ratio {p / s:.3f}", flush=True)
     said_ratios(variants, got, args)
+    said_bracketed(variants, bracketed(variants, by_round), args)
     return got
+
+
+def bracketed(variants, by_round):
+    """With a control among the variants, each variant listed before it against the geometric mean
+    of its round's two runs of the first side: the plain run and the control's run.  round_order
+    puts the variant between the two, reversed every other round, so a drift of the machine over
+    the round moves both brackets as it moves the variant: a one-shot engine's control can sit as
+    far from 1 as the variant (the place in a round moves a process's speed), and a pair read
+    against one plain run alone carries that.  {variant name: [ratios]}; {} without a control."""
+    ctl = next((w for w in variants if w.control), None)
+    if ctl is None:
+        return {}
+    got = {w.name: [] for w in variants[: variants.index(ctl)]}
+    for p, shadow in by_round:
+        c = shadow.get(ctl.name)
+        for name, ratios in got.items():
+            if c is not None and name in shadow:
+                ratios.append(math.sqrt(p * c) / shadow[name])
+    return got
+
+
+def said_bracketed(variants, got, args):
+    """BRACKET lines, and their verdict (GOAL, or AB under --against) read from the bracketed
+    ratios."""
+    for w in variants:
+        r = spread(got.get(w.name, []))
+        if not r:
+            continue
+        spread_line("BRACKET", w.name, r, "rounds")
+        if args.against:
+            print(f"AB {w.name} bracketed: this build against {args.against}: {ab_verdict(r['ci'])}", flush=True)
+        else:
+            print(f"GOAL {w.name} bracketed median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
 
 
 def side_of(w, args):
@@ -558,9 +603,7 @@ def said_ratios(variants, got, args, how=""):
                 print(f"NOISE {w.name} median {r['median']:.3f} q1 {r['q1']:.3f} q3 {r['q3']:.3f} ({r['n']} pairs) "
                       f"{ci_text(r)}", flush=True)
             elif args.against:  # this build's speed over the other's: the goal is about plain
-                verdict = ("no interval" if not r["ci"] else "faster" if r["ci"][0] > 1 else "slower"
-                           if r["ci"][1] < 1 else "no difference shown")
-                print(f"AB {w.name} this build against {args.against}: {verdict}", flush=True)
+                print(f"AB {w.name} this build against {args.against}: {ab_verdict(r['ci'])}", flush=True)
             else:
                 print(f"GOAL {w.name} median >= {args.goal}: {goal_verdict(r['ci'], args.goal)}", flush=True)
 
