@@ -548,8 +548,10 @@ def bracketed(variants, by_round):
     got = {w.name: [] for w in variants[: variants.index(ctl)]}
     for p, shadow in by_round:
         c = shadow.get(ctl.name)
+        if c is None:
+            continue
         for name, ratios in got.items():
-            if c is not None and name in shadow:
+            if name in shadow:
                 ratios.append(math.sqrt(p * c) / shadow[name])
     return got
 
